@@ -1,0 +1,5 @@
+"""`python -m lsp_edit` runs the command-line interface."""
+
+from lsp_edit.cli import main
+
+raise SystemExit(main())

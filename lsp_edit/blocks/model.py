@@ -1,0 +1,202 @@
+"""What the parsers find in an LLM reply: one value per edit block, format by format.
+
+These are plain frozen dataclasses with no LSP types. Lines are stored without
+their line endings (whatever endings the LLM wrote); the file's own endings are
+applied when a block is placed.
+
+`ReplySpan` records where a block sits in the reply, so a failed block can be
+reported on the reply document itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+AstAction = Literal["replace", "before", "after", "remove"]
+AnchoredFormat = Literal["search_replace", "common_prefix", "v4a", "unified_diff"]
+InsertPosition = Literal["before", "after"]
+
+
+@dataclass(frozen=True)
+class ReplySpan:
+    """Where a block sits in the reply: 1-based lines, inclusive."""
+
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class AstTarget:
+    """`python:Client-chat:before`: the symbol path and what to do there.
+
+    `parts` is the path split on any of `-`, `.`, `::`, `/`; `written` is the
+    path exactly as the LLM wrote it (used in messages).
+    """
+
+    written: str
+    parts: tuple[str, ...]
+    action: AstAction = "replace"
+
+
+@dataclass(frozen=True)
+class LineRangeTarget:
+    """`python:45:67`: 1-based, start inclusive, end exclusive.
+
+    `python:10:10` is an empty range (insert before line 10); `python:N` is the
+    single line N, stored as `start=N, end=N+1`.
+    """
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class FencedEdit:
+    """A fenced code block that edits: by AST path, by line range, or the whole file.
+
+    `target` is None for a bare language tag (complete file). `tag` is the fence
+    info string as written (`python:Client-chat`), `language` its first part.
+    `path` is the file named just before the fence, if any.
+    """
+
+    span: ReplySpan
+    path: str | None
+    language: str
+    tag: str
+    target: AstTarget | LineRangeTarget | None
+    content: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """Old lines to find and the new lines that replace them.
+
+    `hint_line` is the 1-based line where the hunk's old lines start in the file as
+    it was before the block (unified diff `@@ -l`), used only to choose between
+    several matches. `scope` holds V4A `@@ class Foo` lines that must be found, in
+    order, before the hunk.
+    """
+
+    old_lines: tuple[str, ...]
+    new_lines: tuple[str, ...]
+    hint_line: int | None = None
+    scope: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AnchoredEdit:
+    """SEARCH/REPLACE, common-prefix `««« EDIT`, a V4A `Update File` or a unified diff
+    for one file: its hunks, placed in order, each on the result of the one before.
+
+    `move_to` is the new path of a V4A `*** Move to:` or a renaming diff.
+    """
+
+    span: ReplySpan
+    path: str | None
+    format: AnchoredFormat
+    hunks: tuple[Hunk, ...]
+    move_to: str | None = None
+
+
+@dataclass(frozen=True)
+class CreateFile:
+    """A new file with this content (V4A `Add File`, a diff from `/dev/null`)."""
+
+    span: ReplySpan
+    path: str
+    content: tuple[str, ...]
+    format: AnchoredFormat
+
+
+@dataclass(frozen=True)
+class DeleteFile:
+    """V4A `Delete File`, or a diff to `/dev/null`."""
+
+    span: ReplySpan
+    path: str
+    format: AnchoredFormat
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk of a chunk diff; lines without endings."""
+
+    context_before: tuple[str, ...]
+    old_lines: tuple[str, ...]
+    new_lines: tuple[str, ...]
+    context_after: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ChunkDiff:
+    """`{"op": "chunk_diff", ...}`: chunks inside one symbol, found by AST path or
+    by a 1-based line (and column) inside it."""
+
+    span: ReplySpan
+    path: str | None
+    symbol: str | None
+    line: int | None
+    column: int | None
+    chunks: tuple[Chunk, ...]
+
+
+@dataclass(frozen=True)
+class DeleteLines:
+    """`{"op": "delete_lines", ...}`: 1-based, inclusive. Numbers are checked when
+    placed, against the document, so a bad one becomes a failed change."""
+
+    span: ReplySpan
+    path: str | None
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class InsertLines:
+    """`{"op": "insert_lines", ...}`: `content` is raw text; its own final newline
+    decides whether the inserted text ends one."""
+
+    span: ReplySpan
+    path: str | None
+    line: int
+    position: str
+    content: str
+
+
+@dataclass(frozen=True)
+class ShellSuggestion:
+    """A shell command the reply suggests (from a ```bash block). Reported, never run."""
+
+    span: ReplySpan
+    command: str
+
+
+@dataclass(frozen=True)
+class ParseProblem:
+    """A block that was skipped because it is malformed, with the reason.
+
+    `code` is stable (clients and tests rely on it): `unclosed_block`,
+    `missing_separator`, `empty_path`, `invalid_json`, `invalid_operation`,
+    `invalid_line_range`, `invalid_ast_path`, `malformed_patch`, `malformed_diff`.
+    """
+
+    span: ReplySpan
+    code: str
+    message: str
+    path: str | None = None
+
+
+EditBlock = (
+    FencedEdit
+    | AnchoredEdit
+    | CreateFile
+    | DeleteFile
+    | ChunkDiff
+    | DeleteLines
+    | InsertLines
+)
+"""Everything that changes a file."""
+
+ReplyItem = EditBlock | ShellSuggestion | ParseProblem
+"""Everything a parser reports, in reply order."""

@@ -1,0 +1,53 @@
+"""What placing one block in a document gives: exact line edits, or a refusal.
+
+Refusals are values: a block that does not match is an expected result, with a
+stable `code` (clients and tests rely on it) and a message the LLM can act on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lsp_edit.text import LineEdit
+
+
+@dataclass(frozen=True)
+class Placed:
+    """The block lands here. `edits` are against the text the block was resolved
+    against, sorted and non-overlapping. `strategy` names how it was found
+    (`exact`, `trailing_whitespace`, `indentation`, `blank_edges`, `unicode_punctuation`,
+    `line_range`, `ast_path`, `line_operation`, `complete_file`, `chunk_diff`, ...).
+    `notes` say anything the user should know (elided lines filled in, ...).
+    `final_newline` overrides whether the result ends with a newline; None keeps
+    the document's (only line operations, whose content decides, set it).
+    """
+
+    edits: tuple[LineEdit, ...]
+    strategy: str
+    notes: tuple[str, ...] = ()
+    final_newline: bool | None = None
+
+
+@dataclass(frozen=True)
+class AlreadyApplied:
+    """The block's result is already in the document; nothing to do."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The block cannot be placed safely.
+
+    Codes: `not_found`, `ambiguous`, `old_lines_mismatch`, `elision_ambiguous`,
+    `invalid_line_range`, `line_out_of_range`, `invalid_operation`, `symbol_not_found`,
+    `symbol_ambiguous`, `unsupported_language`, `chunk_validation_failed`,
+    `mode_mismatch`, `file_not_found`, `file_exists`, `binary_file`, `not_utf8`,
+    `outside_workspace`, `previous_edit_failed`.
+    """
+
+    code: str
+    message: str
+
+
+Resolution = Placed | AlreadyApplied | Refused

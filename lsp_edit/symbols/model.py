@@ -1,0 +1,30 @@
+"""A document's symbols: each definition with its AST path, kind and exact lines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One definition in a document.
+
+    `path` is the names of the enclosing definitions and this one, outermost first
+    (`("net", "Client", "chat")`, shown as `net-Client-chat`). Lines are 0-based
+    indices into the document's lines, `end_line` exclusive. `start_line` includes
+    what belongs to the symbol above it (decorators, attributes, the doc comment or
+    comments directly above); `body_start_line` is where the definition itself
+    starts (the `def`/`class`/`fn` line), after those. `indent` is the leading
+    whitespace of the definition line.
+    """
+
+    path: tuple[str, ...]
+    kind: str
+    start_line: int
+    body_start_line: int
+    end_line: int
+    indent: str
+
+    @property
+    def dotted(self) -> str:
+        return "-".join(self.path)

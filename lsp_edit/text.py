@@ -1,0 +1,181 @@
+"""A document's text as lines, keeping each line's own ending.
+
+Only `\\r\\n`, `\\n` and `\\r` end a line here (never `str.splitlines`, which also
+splits on form feeds, `\\x1c`-`\\x1e`, `\\x85` and `\\u2028`, characters a source
+file may legitimately hold inside a line).
+
+Every edit goes through `Text.replace`, which keeps what the user's file looks
+like: untouched lines are byte-identical, new lines take the file's dominant line
+ending (CRLF over LF over CR, LF when the file has none), and the file keeps its
+final newline or its lack of one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+CRLF = "\r\n"
+LF = "\n"
+CR = "\r"
+BOM = "\ufeff"
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r|$)")
+
+
+def detect_line_ending(text: str) -> str:
+    """The dominant line ending: CRLF if any, else LF if any, else CR if any, else LF."""
+    if CRLF in text:
+        return CRLF
+    if LF in text:
+        return LF
+    if CR in text:
+        return CR
+    return LF
+
+
+def split_lines(text: str) -> list[str]:
+    """Splits into lines with their endings kept; `""` gives no lines."""
+    if not text:
+        return []
+    lines = _LINE.findall(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def split_content(text: str) -> list[str]:
+    """Splits into lines without their endings (how a block's content is read)."""
+    return [strip_ending(line) for line in split_lines(text)]
+
+
+def strip_ending(line: str) -> str:
+    if line.endswith(CRLF):
+        return line[:-2]
+    if line.endswith((LF, CR)):
+        return line[:-1]
+    return line
+
+
+def ending_of(line: str) -> str:
+    return line[len(strip_ending(line)) :]
+
+
+@dataclass(frozen=True)
+class LineEdit:
+    """Replace lines `start`..`end` (0-based, end exclusive) with `new_lines`.
+
+    `new_lines` carry no line endings; `Text.replace` gives them the file's.
+    `start == end` inserts before line `start`; an empty `new_lines` deletes.
+    """
+
+    start: int
+    end: int
+    new_lines: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.end < self.start:
+            raise ValueError(f"bad line edit {self.start}..{self.end}")
+
+    @property
+    def delta(self) -> int:
+        return len(self.new_lines) - (self.end - self.start)
+
+
+@dataclass(frozen=True)
+class Text:
+    """An immutable document text: its lines (each with its ending) and a BOM flag."""
+
+    raw_lines: tuple[str, ...]
+    bom: bool = False
+
+    @staticmethod
+    def from_string(text: str) -> Text:
+        bom = text.startswith(BOM)
+        if bom:
+            text = text[1:]
+        return Text(tuple(split_lines(text)), bom)
+
+    @staticmethod
+    def from_lines(lines: Iterable[str], *, eol: str = LF, final_newline: bool = True) -> Text:
+        """Builds a text from lines without endings (a new file's content)."""
+        content = list(lines)
+        raw = [line + eol for line in content]
+        if raw and not final_newline:
+            raw[-1] = content[-1]
+        return Text(tuple(raw))
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """The lines without their endings. Do not mutate."""
+        return [strip_ending(line) for line in self.raw_lines]
+
+    @cached_property
+    def eol(self) -> str:
+        """The ending new lines get: the dominant one of this text."""
+        endings = {ending_of(line) for line in self.raw_lines}
+        for candidate in (CRLF, LF, CR):
+            if candidate in endings:
+                return candidate
+        return LF
+
+    @property
+    def final_newline(self) -> bool:
+        return bool(self.raw_lines) and ending_of(self.raw_lines[-1]) != ""
+
+    @property
+    def line_count(self) -> int:
+        return len(self.raw_lines)
+
+    def render(self) -> str:
+        body = "".join(self.raw_lines)
+        return BOM + body if self.bom else body
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def replace(self, edits: Sequence[LineEdit], *, final_newline: bool | None = None) -> Text:
+        """Applies non-overlapping edits, all given against this text.
+
+        Kept lines stay byte-identical. Inserted lines take the dominant ending.
+        The result keeps this text's final newline or its lack of one (an empty
+        text's result gets one, as a new file should), unless `final_newline`
+        says otherwise (line operations, whose content decides).
+        """
+        ordered = sorted(edits, key=lambda e: (e.start, e.end))
+        for before, after in zip(ordered, ordered[1:], strict=False):
+            if after.start < before.end:
+                raise ValueError(f"overlapping edits at lines {before.start}..{before.end}")
+        if ordered and ordered[-1].end > len(self.raw_lines):
+            raise ValueError(f"edit past the end of a {len(self.raw_lines)}-line text")
+        eol = self.eol
+        had_final_newline = self.final_newline or not self.raw_lines
+        if final_newline is not None:
+            had_final_newline = final_newline
+        out: list[str] = []
+        cursor = 0
+        for edit in ordered:
+            out.extend(self.raw_lines[cursor : edit.start])
+            if edit.new_lines and out and ending_of(out[-1]) == "":
+                out[-1] += eol
+            out.extend(line + eol for line in edit.new_lines)
+            cursor = edit.end
+        tail = list(self.raw_lines[cursor:])
+        if out and tail and ending_of(out[-1]) == "":
+            out[-1] += eol
+        out.extend(tail)
+        if out:
+            last = out[-1]
+            if had_final_newline and ending_of(last) == "":
+                out[-1] = last + eol
+            elif not had_final_newline:
+                out[-1] = strip_ending(last)
+        return Text(tuple(out), self.bom)
+
+    def with_raw_lines(self, raw_lines: Sequence[str]) -> Text:
+        """The same document (BOM kept) with other raw lines, for callers that
+        decide line endings themselves (line operations)."""
+        return Text(tuple(raw_lines), self.bom)
+
