@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from functools import total_ordering
 
 MINIMUM_LINE = 1
@@ -180,7 +180,7 @@ def tail_as_range(tail: LineTail) -> LineRange:
     return LineRange(tail.start, tail.end if tail.end is not None else tail.start)
 
 
-class PositionEncoding(str, Enum):
+class PositionEncoding(StrEnum):
     """LSP's `PositionEncodingKind` values."""
 
     UTF16 = "utf-16"

@@ -12,6 +12,7 @@ final newline or its lack of one.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -145,7 +146,7 @@ class Text:
         says otherwise (line operations, whose content decides).
         """
         ordered = sorted(edits, key=lambda e: (e.start, e.end))
-        for before, after in zip(ordered, ordered[1:], strict=False):
+        for before, after in itertools.pairwise(ordered):
             if after.start < before.end:
                 raise ValueError(f"overlapping edits at lines {before.start}..{before.end}")
         if ordered and ordered[-1].end > len(self.raw_lines):
@@ -178,4 +179,3 @@ class Text:
         """The same document (BOM kept) with other raw lines, for callers that
         decide line endings themselves (line operations)."""
         return Text(tuple(raw_lines), self.bom)
-

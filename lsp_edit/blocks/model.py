@@ -188,13 +188,7 @@ class ParseProblem:
 
 
 EditBlock = (
-    FencedEdit
-    | AnchoredEdit
-    | CreateFile
-    | DeleteFile
-    | ChunkDiff
-    | DeleteLines
-    | InsertLines
+    FencedEdit | AnchoredEdit | CreateFile | DeleteFile | ChunkDiff | DeleteLines | InsertLines
 )
 """Everything that changes a file."""
 

@@ -39,11 +39,12 @@ class AlreadyApplied:
 class Refused:
     """The block cannot be placed safely.
 
-    Codes: `not_found`, `ambiguous`, `old_lines_mismatch`, `elision_ambiguous`,
-    `invalid_line_range`, `line_out_of_range`, `invalid_operation`, `symbol_not_found`,
+    Codes: `not_found`, `ambiguous`, `old_lines_mismatch`, `indentation_mismatch`,
+    `elision_ambiguous`, `invalid_line_range`, `line_out_of_range`,
+    `overlapping_line_range`, `invalid_operation`, `symbol_not_found`,
     `symbol_ambiguous`, `unsupported_language`, `chunk_validation_failed`,
-    `mode_mismatch`, `file_not_found`, `file_exists`, `binary_file`, `not_utf8`,
-    `outside_workspace`, `previous_edit_failed`.
+    `overlapping_chunks`, `mode_mismatch`, `file_not_found`, `file_exists`,
+    `binary_file`, `not_utf8`, `io_error`, `outside_workspace`.
     """
 
     code: str

@@ -1,0 +1,149 @@
+"""Common-prefix edit blocks (edit format v3):
+
+    path/to/file.py
+    ««« EDIT
+    old lines
+    ═══════ REPL
+    new lines
+    »»» EDIT END
+
+The anchor is the common prefix of the two halves; the resolver computes it, so
+both halves are kept whole here. The explicit-anchor layout is read too:
+
+    ««« EDIT / leading anchor / ─────── / old / ═══════ / new / ─────── / trailing anchor / »»»
+
+and becomes old = leading + old + trailing, new = leading + new + trailing.
+Markers must be the whole (stripped) line; `═══════` and `»»»` may stand bare.
+Inside the old half an opener is content (nested blocks: the outer one wins);
+where the closer is expected, a new opener means this block was never closed.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+from lsp_edit.blocks.markers import is_block_opener
+from lsp_edit.blocks.model import AnchoredEdit, Hunk, ParseProblem
+from lsp_edit.blocks.scanner import (
+    BlockPath,
+    Emit,
+    ReplyLine,
+    Step,
+    empty_path_problem,
+    span,
+    where,
+)
+
+OPENER = "««« EDIT"
+SEPARATOR = "═══════ REPL"
+CLOSER = "»»» EDIT END"
+ANCHOR = "───────"
+
+_SEPARATOR = re.compile(r"═{3,}(?:[ \t]*REPL)?")
+_ANCHOR = re.compile(r"─{3,}")
+_CLOSER = re.compile(r"»»»(?:[ \t]*EDIT[ \t]+END)?")
+
+
+class _Phase(Enum):
+    FIRST = "first"  # after ««« EDIT: the old half, or a leading anchor if ─── follows
+    OLD = "old"  # after a leading anchor's ───
+    NEW = "new"  # after ═══ in the plain layout
+    NEW_ANCHORED = "new_anchored"  # after ═══ in the explicit-anchor layout
+    TRAILING = "trailing"  # after the second ───
+
+
+class CommonPrefixBlock:
+    """One `««« EDIT` block, from its opener to its closer."""
+
+    def __init__(self, line: ReplyLine, path: BlockPath, emit: Emit) -> None:
+        self.start = line.number
+        self.path = path
+        self.emit = emit
+        self.completed = False
+        self._phase = _Phase.FIRST
+        self._leading: list[str] = []
+        self._old: list[str] = []
+        self._new: list[str] = []
+        self._trailing: list[str] = []
+        self._current = self._old
+
+    def take(self, line: ReplyLine) -> Step:
+        stripped = line.text.strip()
+        phase = self._phase
+        closer = stripped.startswith("»»»") and _CLOSER.fullmatch(stripped) is not None
+        separator = stripped.startswith("═══") and _SEPARATOR.fullmatch(stripped) is not None
+        anchor = stripped.startswith("───") and _ANCHOR.fullmatch(stripped) is not None
+        if phase in (_Phase.FIRST, _Phase.OLD):
+            if closer:
+                self._missing(line.number, f"`{SEPARATOR}`", "between the old and the new lines")
+                return Step.DONE
+            if separator:
+                self._phase = _Phase.NEW if phase is _Phase.FIRST else _Phase.NEW_ANCHORED
+                self._current = self._new
+                return Step.CONTINUE
+            if anchor and phase is _Phase.FIRST:
+                self._leading, self._old = self._old, []
+                self._current = self._old
+                self._phase = _Phase.OLD
+                return Step.CONTINUE
+        else:
+            if closer:
+                if phase is _Phase.NEW_ANCHORED:
+                    self._missing(line.number, f"second `{ANCHOR}`", "after the new lines")
+                else:
+                    self._complete(line.number)
+                return Step.DONE
+            if anchor and phase is _Phase.NEW_ANCHORED:
+                self._phase = _Phase.TRAILING
+                self._current = self._trailing
+                return Step.CONTINUE
+            if is_block_opener(stripped):
+                self._unclosed(
+                    line.number - 1, f"a new block opened at line {line.number} (`{stripped}`)"
+                )
+                return Step.REDO
+        self._current.append(line.text)
+        return Step.CONTINUE
+
+    def end(self, last_line: int) -> None:
+        self._unclosed(last_line, f"the reply ended at line {last_line}")
+
+    def _complete(self, end: int) -> None:
+        if self.path.empty_line is not None:
+            self.emit(
+                empty_path_problem("`««« EDIT`", OPENER, self.start, end, self.path.empty_line)
+            )
+            return
+        self.completed = True
+        old = (*self._leading, *self._old, *self._trailing)
+        new = (*self._leading, *self._new, *self._trailing)
+        self.emit(
+            AnchoredEdit(span(self.start, end), self.path.path, "common_prefix", (Hunk(old, new),))
+        )
+
+    def _missing(self, end: int, marker: str, place: str) -> None:
+        self.emit(
+            ParseProblem(
+                span(self.start, end),
+                "missing_separator",
+                f"`««« EDIT` block{self._for()} at {where(self.start, end)} has no {marker} line "
+                f"{place}: it ended at line {end}. The block was skipped; write `{OPENER}`, the "
+                f"old lines, `{SEPARATOR}`, the new lines, `{CLOSER}`.",
+                self.path.path,
+            )
+        )
+
+    def _unclosed(self, end: int, reason: str) -> None:
+        self.emit(
+            ParseProblem(
+                span(self.start, end),
+                "unclosed_block",
+                f"`««« EDIT` block{self._for()} opened at reply line {self.start} was never "
+                f"closed: expected `{CLOSER}` before {reason}. The block was skipped.",
+                self.path.path,
+            )
+        )
+
+    def _for(self) -> str:
+        return f" for `{self.path.path}`" if self.path.path else ""

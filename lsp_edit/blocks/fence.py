@@ -1,0 +1,340 @@
+"""Fenced code blocks: the fence tag grammar and the parser of one fenced block.
+
+Tag grammar (the first word of the info string):
+
+    lang                  the complete new file              target None
+    lang:N                line N                             LineRangeTarget(N, N + 1)
+    lang:A:B              lines A..B-1 (1-based, end         LineRangeTarget(A, B)
+                          exclusive; A == B inserts before A)
+    lang:Path-To-Symbol   a symbol by AST path, parts        AstTarget(action="replace")
+                          split on `-` `.` `::` `/`
+    lang:Path:before|after|remove                            AstTarget(action=...)
+
+A fence opens with 3+ backticks or tildes and closes with a line of the same
+character, at least as long, with nothing else but whitespace. Untagged and
+shell fences are not edits; shell fences yield the git commands they hold; a
+``` ```json ``` fence holding operations yields them. A fence with a bare tag (or
+none) whose content turns out to hold SEARCH/REPLACE, `««« EDIT`, a V4A patch
+or a unified diff is a *wrapper*: its content is read as those blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lsp_edit.blocks.markers import is_block_opener
+from lsp_edit.blocks.model import (
+    AstAction,
+    AstTarget,
+    FencedEdit,
+    LineRangeTarget,
+    ParseProblem,
+    ShellSuggestion,
+)
+from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
+from lsp_edit.blocks.scanner import Emit, ReplyLine, Step, span, where
+from lsp_edit.blocks.unified_diff import UnifiedDiff
+from lsp_edit.positions import PositionError, parse_line_tail
+
+SHELL_TAGS = frozenset({"bash", "sh", "shell", "console", "zsh"})
+DIFF_TAGS = frozenset({"diff", "patch", "udiff"})
+AST_ACTIONS: tuple[AstAction, ...] = ("before", "after", "remove")
+
+_OPENER = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_CLOSER = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*")
+_SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
+_PATH_SEPARATOR = re.compile(r"::|[-./]")
+_GIT_COMMAND = re.compile(r"\s*(?:\$\s*)?(git\s+\S.*?)\s*")
+
+
+@dataclass(frozen=True)
+class TagError:
+    """Why a fence tag cannot be read; `code` is `invalid_line_range` or
+    `invalid_ast_path` (the `ParseProblem` code the block is reported with)."""
+
+    code: str
+    message: str
+
+
+FenceTarget = AstTarget | LineRangeTarget | None
+
+
+def parse_fence_tag(info: str) -> tuple[str, FenceTarget] | TagError:
+    """Reads a fence info string: `(language, target)` or why it is invalid.
+
+    Only the first word counts (`python title="x"` is `python`). An empty info
+    string gives `("", None)`, which callers treat as "not an edit".
+    """
+    words = info.split()
+    if not words:
+        return "", None
+    tag = words[0]
+    language, colon, rest = tag.partition(":")
+    if not colon:
+        return language, None
+    if not language:
+        code = "invalid_line_range" if rest[:1].isdigit() else "invalid_ast_path"
+        return TagError(code, f"fence tag `{tag}` has no language before the first `:`")
+    if rest[:1].isdigit() or (rest[:1] == "-" and rest[1:2].isdigit()):
+        return _line_range(tag, language, rest)
+    return _ast_path(tag, language, rest)
+
+
+def _line_range(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] | TagError:
+    tail = parse_line_tail(rest)
+    if isinstance(tail, PositionError):
+        return TagError(
+            "invalid_line_range",
+            f"fence tag `{tag}`: {tail.message}; write `{language}:start:end` "
+            f"(1-based, end exclusive) or `{language}:N` for line N",
+        )
+    start = tail.start.value
+    end = start + 1 if tail.end is None else tail.end.value
+    return language, LineRangeTarget(start, end)
+
+
+def _ast_path(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] | TagError:
+    pieces = _SINGLE_COLON.split(rest)
+    written = pieces[0]
+    action: AstAction = "replace"
+    if len(pieces) == 2:
+        suffix = pieces[1].lower()
+        for known in AST_ACTIONS:
+            if suffix == known:
+                action = known
+                break
+        else:
+            return TagError(
+                "invalid_ast_path",
+                f"fence tag `{tag}`: `:{pieces[1]}` is not an action; "
+                "end the path with `:before`, `:after` or `:remove`, or with nothing to replace",
+            )
+    elif len(pieces) > 2:
+        return TagError(
+            "invalid_ast_path",
+            f"fence tag `{tag}`: write `{language}:Namespace-Class-Method` optionally "
+            "followed by one of `:before`, `:after`, `:remove`",
+        )
+    parts = tuple(_PATH_SEPARATOR.split(written))
+    if not written or any(not part or ":" in part for part in parts):
+        return TagError(
+            "invalid_ast_path",
+            f"fence tag `{tag}`: the AST path `{written}` has an empty part; write names "
+            f"separated by `-`, `.`, `::` or `/`, e.g. `{language}:Client-chat`",
+        )
+    return language, AstTarget(written, parts, action)
+
+
+@dataclass(frozen=True)
+class FenceOpener:
+    """A line that opens a fence."""
+
+    indent: int  # leading spaces, removed from content lines (as Markdown does)
+    char: str
+    length: int
+    info: str
+
+    def closed_by(self, raw: str) -> bool:
+        match = _CLOSER.fullmatch(raw)
+        if match is None:
+            return False
+        fence = match.group("fence")
+        return fence[0] == self.char and len(fence) >= self.length
+
+    def dedent(self, raw: str) -> str:
+        if not self.indent:
+            return raw
+        spaces = len(raw) - len(raw.lstrip(" "))
+        return raw[min(spaces, self.indent) :]
+
+
+def match_opener(raw: str) -> FenceOpener | None:
+    """The fence a line opens, if it opens one (a backtick fence's info string
+    may not hold a backtick)."""
+    if "```" not in raw and "~~~" not in raw:
+        return None
+    match = _OPENER.fullmatch(raw)
+    if match is None:
+        return None
+    fence = match.group("fence")
+    info = match.group("info").strip()
+    if fence[0] == "`" and "`" in info:
+        return None
+    indent = len(match.group("indent").expandtabs(4))
+    return FenceOpener(indent, fence[0], len(fence), info)
+
+
+def is_diff_tag(info: str) -> bool:
+    """```` ```diff ````, ```` ```patch ```` or ```` ```udiff ````: content is read as
+    a unified diff or a V4A patch."""
+    words = info.split()
+    return bool(words) and words[0].lower() in DIFF_TAGS
+
+
+@dataclass
+class Wrapper:
+    """A fence whose content is read as other blocks; `found` counts the items
+    reported inside it (a ```diff fence that yields none is reported)."""
+
+    opener: FenceOpener
+    opener_line: int
+    line_before: str | None
+    is_diff: bool
+    found: int = 0
+
+
+class FenceBlock:
+    """One fenced block, from its opening line to its closing fence."""
+
+    def __init__(
+        self,
+        opener: FenceOpener,
+        line: ReplyLine,
+        path: str | None,
+        line_before: str | None,
+        emit: Emit,
+    ) -> None:
+        self.opener = opener
+        self.start = line.number
+        self.path = path
+        self.line_before = line_before
+        self.emit = emit
+        self.content: list[str] = []
+        self.successor: UnifiedDiff | None = None
+        self._pending_minus: ReplyLine | None = None
+        parsed = parse_fence_tag(opener.info)
+        self.error: TagError | None = None
+        self.language = ""
+        self.target: FenceTarget = None
+        if isinstance(parsed, TagError):
+            self.error = parsed
+        else:
+            self.language, self.target = parsed
+        lower = self.language.lower()
+        self.is_shell = self.error is None and self.target is None and lower in SHELL_TAGS
+        self.is_json = self.error is None and self.target is None and lower == "json"
+        self.can_wrap = (
+            self.error is None and self.target is None and not (self.is_shell or self.is_json)
+        )
+
+    def wrapper(self) -> Wrapper:
+        return Wrapper(self.opener, self.start, self.line_before, is_diff=False)
+
+    def take(self, line: ReplyLine) -> Step:
+        if self.opener.closed_by(line.raw):
+            self._flush_pending()
+            self._close(line.number)
+            return Step.DONE
+        text = self.opener.dedent(line.raw)
+        if self.is_shell:
+            command = _GIT_COMMAND.fullmatch(text)
+            if command is not None:
+                self.emit(ShellSuggestion(span(line.number, line.number), command.group(1)))
+            return Step.CONTINUE
+        if self.can_wrap:
+            pending = self._pending_minus
+            if pending is not None:
+                self._pending_minus = None
+                if text.startswith("+++ "):
+                    plus = ReplyLine(text, line.number, line.raw)
+                    self.successor = UnifiedDiff.from_headers(pending, plus, self.emit)
+                    return Step.WRAP
+                self.content.append(pending.text)
+            if is_block_opener(text.strip()) or text.startswith("diff --git "):
+                return Step.WRAP
+            if text.startswith("--- "):
+                self._pending_minus = ReplyLine(text, line.number, line.raw)
+                return Step.CONTINUE
+        elif self.target is not None and self._opens_next_edit(line.raw):
+            self._report_unclosed(
+                line.number - 1, f"a new fence `{line.raw.strip()}` opened at line {line.number}"
+            )
+            return Step.REDO
+        self.content.append(text)
+        return Step.CONTINUE
+
+    def end(self, last_line: int) -> None:
+        self._flush_pending()
+        if self.error is not None:
+            self._report_error(self.error, last_line)
+        elif self.target is not None or (self.language and not self.is_shell):
+            self._report_unclosed(last_line, f"the reply ended at line {last_line}")
+
+    def _flush_pending(self) -> None:
+        if self._pending_minus is not None:
+            self.content.append(self._pending_minus.text)
+            self._pending_minus = None
+
+    def _opens_next_edit(self, raw: str) -> bool:
+        """A fence opener with an edit target, as long as ours, inside a targeted
+        block: our closing fence is missing (as Markdown has it, the opener would
+        be content and the next block's closing fence would end ours)."""
+        opener = match_opener(raw)
+        if opener is None or opener.char != self.opener.char or opener.length < self.opener.length:
+            return False
+        parsed = parse_fence_tag(opener.info)
+        return not isinstance(parsed, TagError) and parsed[1] is not None
+
+    def _close(self, end: int) -> None:
+        if self.error is not None:
+            self._report_error(self.error, end)
+            return
+        if self.is_shell or not self.language:
+            return
+        if self.is_json and self._json(end):
+            return
+        self.emit(
+            FencedEdit(
+                span(self.start, end),
+                self.path,
+                self.language,
+                self.opener.info,
+                self.target,
+                tuple(self.content),
+            )
+        )
+
+    def _json(self, end: int) -> bool:
+        """Operations in a ```json block; False when the block is an ordinary JSON file."""
+        text = "\n".join(self.content)
+        value = load_json(text)
+        if isinstance(value, JsonError):
+            if '"op"' in text:
+                self.emit(
+                    ParseProblem(
+                        span(self.start, end),
+                        "invalid_json",
+                        f"```json block at {where(self.start, end)} looks like operations but is "
+                        f"not valid JSON: {value.message}",
+                    )
+                )
+                return True
+            return False
+        if not is_operations(value):
+            return False
+        for item in operations_from_value(value, span(self.start, end)):
+            self.emit(item)
+        return True
+
+    def _report_error(self, error: TagError, end: int) -> None:
+        self.emit(
+            ParseProblem(
+                span(self.start, end),
+                error.code,
+                f"{error.message} (block at {where(self.start, end)} skipped)",
+                self.path,
+            )
+        )
+
+    def _report_unclosed(self, end: int, reason: str) -> None:
+        fence = self.opener.char * self.opener.length
+        self.emit(
+            ParseProblem(
+                span(self.start, end),
+                "unclosed_block",
+                f"fenced block `{fence}{self.opener.info}` opened at reply line {self.start} was "
+                f"never closed ({reason}); it was skipped. Close it with a line `{fence}`.",
+                self.path,
+            )
+        )

@@ -1,0 +1,33 @@
+"""The lines that open a block, shared by the parsers that must recognise another
+format's opener (a fence that wraps blocks, a block that was never closed).
+
+Every marker must be the whole line once stripped: `x <<<<<<< SEARCH` is content.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SEARCH_OPENER = re.compile(r"<{5,9}(?:[ \t]*SEARCH)?", re.IGNORECASE)
+_EDIT_OPENER = re.compile(r"«««[ \t]*EDIT")
+_BEGIN_PATCH = re.compile(r"\*\*\*[ \t]*Begin Patch", re.IGNORECASE)
+
+
+def is_search_opener(stripped: str) -> bool:
+    """`<<<<<<< SEARCH` (5-9 `<`, the word optional)."""
+    return stripped.startswith("<<<<<") and _SEARCH_OPENER.fullmatch(stripped) is not None
+
+
+def is_edit_opener(stripped: str) -> bool:
+    """`««« EDIT`."""
+    return stripped.startswith("«««") and _EDIT_OPENER.fullmatch(stripped) is not None
+
+
+def is_patch_opener(stripped: str) -> bool:
+    """`*** Begin Patch`."""
+    return stripped.startswith("***") and _BEGIN_PATCH.fullmatch(stripped) is not None
+
+
+def is_block_opener(stripped: str) -> bool:
+    """Any of the three openers above."""
+    return is_search_opener(stripped) or is_edit_opener(stripped) or is_patch_opener(stripped)

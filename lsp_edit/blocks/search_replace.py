@@ -1,0 +1,114 @@
+"""SEARCH/REPLACE blocks, as aider and most LLMs write them:
+
+    path/to/file.py
+    <<<<<<< SEARCH
+    old lines
+    =======
+    new lines
+    >>>>>>> REPLACE
+
+Markers are 5 to 9 `<`, `=` or `>` and must be the whole (stripped) line; the
+opener's word is `SEARCH` or nothing, the divider's and closer's may be any
+word. An empty SEARCH half creates the file or fills an empty one.
+
+Inside the search half, another opener is content (nested blocks: the outer one
+wins). Inside the replace half, where the closer is expected, a new opener means
+this block was never closed: it is reported `unclosed_block` and the new one starts.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lsp_edit.blocks.markers import is_block_opener
+from lsp_edit.blocks.model import AnchoredEdit, Hunk, ParseProblem
+from lsp_edit.blocks.scanner import (
+    BlockPath,
+    Emit,
+    ReplyLine,
+    Step,
+    empty_path_problem,
+    span,
+    where,
+)
+
+OPENER = "<<<<<<< SEARCH"
+DIVIDER = "======="
+CLOSER = ">>>>>>> REPLACE"
+
+_DIVIDE = re.compile(r"={5,9}(?:[ \t]*\w+)?")
+_CLOSE = re.compile(r">{5,9}(?:[ \t]*\w+)?")
+
+
+class SearchReplaceBlock:
+    """One SEARCH/REPLACE block, from its opener to its closer."""
+
+    def __init__(self, line: ReplyLine, path: BlockPath, emit: Emit) -> None:
+        self.start = line.number
+        self.path = path
+        self.emit = emit
+        self.old: list[str] = []
+        self.new: list[str] = []
+        self.divider_line: int | None = None
+        self.completed = False
+
+    def take(self, line: ReplyLine) -> Step:
+        stripped = line.text.strip()
+        if self.divider_line is None:
+            if stripped.startswith("=====") and _DIVIDE.fullmatch(stripped):
+                self.divider_line = line.number
+                return Step.CONTINUE
+            if stripped.startswith(">>>>>") and _CLOSE.fullmatch(stripped):
+                self.emit(
+                    ParseProblem(
+                        span(self.start, line.number),
+                        "missing_separator",
+                        f"SEARCH/REPLACE block{self._for()} at {where(self.start, line.number)} "
+                        f"has no `{DIVIDER}` line between its halves: `{stripped}` at line "
+                        f"{line.number} came while the SEARCH half was still open. The block was "
+                        "skipped; write "
+                        f"`{OPENER}`, the old lines, `{DIVIDER}`, the new lines, `{CLOSER}`.",
+                        self.path.path,
+                    )
+                )
+                return Step.DONE
+            self.old.append(line.text)
+            return Step.CONTINUE
+        if stripped.startswith(">>>>>") and _CLOSE.fullmatch(stripped):
+            self._complete(line.number)
+            return Step.DONE
+        if is_block_opener(stripped):
+            self._unclosed(
+                line.number - 1, f"a new block opened at line {line.number} (`{stripped}`)"
+            )
+            return Step.REDO
+        self.new.append(line.text)
+        return Step.CONTINUE
+
+    def end(self, last_line: int) -> None:
+        self._unclosed(last_line, f"the reply ended at line {last_line}")
+
+    def _complete(self, end: int) -> None:
+        if self.path.empty_line is not None:
+            self.emit(
+                empty_path_problem("SEARCH/REPLACE", OPENER, self.start, end, self.path.empty_line)
+            )
+            return
+        self.completed = True
+        hunk = Hunk(tuple(self.old), tuple(self.new))
+        self.emit(AnchoredEdit(span(self.start, end), self.path.path, "search_replace", (hunk,)))
+
+    def _unclosed(self, end: int, reason: str) -> None:
+        expected = f"`{CLOSER}`" if self.divider_line is not None else f"`{DIVIDER}` and `{CLOSER}`"
+        self.emit(
+            ParseProblem(
+                span(self.start, end),
+                "unclosed_block",
+                f"SEARCH/REPLACE block{self._for()} opened at reply line {self.start} was never "
+                f"closed: expected {expected} before {reason}. The block was skipped.",
+                self.path.path,
+            )
+        )
+
+    def _for(self) -> str:
+        return f" for `{self.path.path}`" if self.path.path else ""

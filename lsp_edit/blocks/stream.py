@@ -1,0 +1,292 @@
+"""The one state machine that reads a reply, line by line, whole or streamed.
+
+`ReplyStream.feed` takes each new piece of the reply and returns the items that
+piece completed; `finish` returns the rest. `parse_reply` is the same stream fed
+the whole text, so both give identical items: every decision is made on whole
+lines, and each line is read once (a partial last line waits for its ending).
+
+Items come in reply order: each is reported when its block ends, and blocks do
+not overlap (a fence that wraps SEARCH/REPLACE blocks is not an item itself).
+
+Where a block takes its path from (see docs/formats.md):
+- SEARCH/REPLACE and `««« EDIT`: the line directly before the opener, or before
+  the fence the opener is the first line of (aider's layout), cleaned of
+  decoration. No line at all (the reply starts there) means no path; a blank
+  line is `empty_path`. A block right after another one (blank lines between
+  allowed) without its own path line keeps the previous block's path.
+- Fenced blocks: the nearest non-blank line before the fence, if it looks like a
+  path.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lsp_edit.blocks.common_prefix import CommonPrefixBlock
+from lsp_edit.blocks.fence import FenceBlock, FenceOpener, Wrapper, is_diff_tag, match_opener
+from lsp_edit.blocks.markers import is_edit_opener, is_patch_opener, is_search_opener
+from lsp_edit.blocks.model import ParseProblem, ReplyItem
+from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
+from lsp_edit.blocks.paths import clean_path_line, path_for_fence
+from lsp_edit.blocks.scanner import (
+    BlockParser,
+    BlockPath,
+    LineSplitter,
+    ReplyLine,
+    Step,
+    span,
+    where,
+)
+from lsp_edit.blocks.search_replace import SearchReplaceBlock
+from lsp_edit.blocks.unified_diff import UnifiedDiff
+from lsp_edit.blocks.v4a import V4APatch
+
+
+def parse_reply(text: str) -> list[ReplyItem]:
+    """Every block, shell suggestion and problem in a whole reply, in reply order."""
+    stream = ReplyStream()
+    return stream.feed(text) + stream.finish()
+
+
+class ReplyStream:
+    """A reply read as it streams in. Each item is returned exactly once."""
+
+    def __init__(self) -> None:
+        self._splitter = LineSplitter()
+        self._machine = _Machine()
+        self._finished = False
+
+    def feed(self, delta: str) -> list[ReplyItem]:
+        """Reads the next piece of the reply; returns the items it completed."""
+        if self._finished:
+            raise RuntimeError("ReplyStream.feed after finish")
+        for line in self._splitter.feed(delta):
+            self._machine.line(line)
+        return self._machine.take_items()
+
+    def finish(self) -> list[ReplyItem]:
+        """The reply is complete: returns the remaining items, including a
+        problem for a block left open."""
+        if self._finished:
+            return []
+        self._finished = True
+        for line in self._splitter.finish():
+            self._machine.line(line)
+        self._machine.finish()
+        return self._machine.take_items()
+
+
+_JSON_START = re.compile(r"\s*[\[{]\s*(?:$|[\"{\[\]}])")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+@dataclass(frozen=True)
+class _JsonOutcome:
+    items: list[ReplyItem]
+    replay: list[tuple[str, int]]  # lines that were not JSON operations after all
+
+
+class _JsonDocument:
+    """A reply that starts as a JSON document: its lines are held until the
+    brackets balance (strings cannot span lines in JSON, so counting brackets
+    outside strings line by line is exact), then parsed once. Not operations
+    after all: the lines are read again as ordinary reply text."""
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.lines: list[tuple[str, int]] = []
+        self.depth = 0
+
+    @staticmethod
+    def starts(text: str) -> bool:
+        return _JSON_START.match(text) is not None
+
+    def take(self, text: str, number: int) -> _JsonOutcome | None:
+        self.lines.append((text, number))
+        bare = _JSON_STRING.sub("", text)
+        if '"' in bare:
+            return self.close()
+        self.depth += bare.count("{") + bare.count("[") - bare.count("}") - bare.count("]")
+        return self.close() if self.depth <= 0 else None
+
+    def close(self) -> _JsonOutcome:
+        end = self.lines[-1][1] if self.lines else self.start
+        text = "\n".join(line for line, _ in self.lines)
+        value = load_json(text)
+        if isinstance(value, JsonError):
+            if '"op"' not in text:
+                return _JsonOutcome([], self.lines)
+            problem = ParseProblem(
+                span(self.start, end),
+                "invalid_json",
+                f"the JSON operations at {where(self.start, end)} are not valid JSON: "
+                f"{value.message}",
+            )
+            return _JsonOutcome([problem], [])
+        if not is_operations(value):
+            return _JsonOutcome([], self.lines)
+        return _JsonOutcome(operations_from_value(value, span(self.start, end)), [])
+
+
+class _Machine:
+    """Reads complete lines; owns the open block, the wrapping fence and the few
+    lines of history that paths are read from."""
+
+    def __init__(self) -> None:
+        self._items: list[ReplyItem] = []
+        self._number = 0
+        self._block: BlockParser | None = None
+        self._wrapper: Wrapper | None = None
+        self._previous: str | None = None  # the line before the current one
+        self._nonblank: str | None = None  # the nearest non-blank line before
+        self._chain: BlockPath | None = None  # a block's path, kept across blank lines
+        self._chain_line = 0
+        self._json: _JsonDocument | None = None
+        self._at_start = True
+
+    def take_items(self) -> list[ReplyItem]:
+        items, self._items = self._items, []
+        return items
+
+    def emit(self, item: ReplyItem) -> None:
+        self._items.append(item)
+        if self._wrapper is not None:
+            self._wrapper.found += 1
+
+    def line(self, text: str) -> None:
+        self._number += 1
+        number = self._number
+        if self._json is not None:
+            self._settle_json(self._json.take(text, number))
+            return
+        if self._at_start and text.strip():
+            self._at_start = False
+            if _JsonDocument.starts(text):
+                self._json = _JsonDocument(number)
+                self._settle_json(self._json.take(text, number))
+                return
+        self._dispatch(text, number)
+
+    def finish(self) -> None:
+        if self._json is not None:
+            self._settle_json(self._json.close())
+        if self._block is not None:
+            block, self._block = self._block, None
+            block.end(self._number)
+        wrapper = self._wrapper
+        if wrapper is not None:
+            self._end_wrapper(wrapper, self._number)
+
+    def _settle_json(self, outcome: _JsonOutcome | None) -> None:
+        if outcome is None:
+            return
+        self._json = None
+        for item in outcome.items:
+            self.emit(item)
+        for text, number in outcome.replay:
+            self._dispatch(text, number)
+
+    def _dispatch(self, raw: str, number: int) -> None:
+        wrapper = self._wrapper
+        if wrapper is None:
+            line = ReplyLine(raw, number, raw)
+        else:
+            opener = wrapper.opener
+            line = ReplyLine(opener.dedent(raw), number, raw, opener.closed_by(raw))
+        self._step(line)
+        self._remember(line)
+
+    def _step(self, line: ReplyLine) -> None:
+        block = self._block
+        if block is not None:
+            step = block.take(line)
+            if step is Step.CONTINUE:
+                return
+            self._block = None
+            if step is Step.DONE:
+                self._closed(block, line.number)
+                return
+            if step is Step.WRAP and isinstance(block, FenceBlock):
+                wrapper = block.wrapper()
+                self._wrapper = wrapper
+                if block.successor is not None:
+                    self._block = block.successor
+                    return
+                line = ReplyLine(wrapper.opener.dedent(line.raw), line.number, line.raw)
+        self._idle(line)
+
+    def _idle(self, line: ReplyLine) -> None:
+        wrapper = self._wrapper
+        if wrapper is not None and line.closes_wrapper:
+            self._end_wrapper(wrapper, line.number)
+            return
+        text = line.text
+        stripped = text.strip()
+        if not stripped:
+            return
+        first = stripped[0]
+        if first in "`~":
+            opener = match_opener(line.raw) if wrapper is None else None
+            if opener is not None:
+                self._open_fence(opener, line)
+        elif first == "<" and is_search_opener(stripped):
+            self._block = SearchReplaceBlock(line, self._block_path(line), self.emit)
+        elif first == "«" and is_edit_opener(stripped):
+            self._block = CommonPrefixBlock(line, self._block_path(line), self.emit)
+        elif first == "*" and is_patch_opener(stripped):
+            self._block = V4APatch(line, self.emit)
+        elif text.startswith("diff --git "):
+            self._block = UnifiedDiff.from_git(line, self.emit)
+        elif text.startswith("--- "):
+            self._block = UnifiedDiff.from_minus(line, self.emit)
+
+    def _open_fence(self, opener: FenceOpener, line: ReplyLine) -> None:
+        if is_diff_tag(opener.info):
+            self._wrapper = Wrapper(opener, line.number, self._previous, is_diff=True)
+            return
+        path = path_for_fence(self._nonblank)
+        self._block = FenceBlock(opener, line, path, self._previous, self.emit)
+
+    def _end_wrapper(self, wrapper: Wrapper, end: int) -> None:
+        self._wrapper = None
+        if wrapper.is_diff and wrapper.found == 0:
+            tag = wrapper.opener.char * wrapper.opener.length + wrapper.opener.info
+            self.emit(
+                ParseProblem(
+                    span(wrapper.opener_line, end),
+                    "malformed_diff",
+                    f"`{tag}` block at {where(wrapper.opener_line, end)} holds no unified diff "
+                    "(`--- a/path`, `+++ b/path`, `@@ -start,count +start,count @@`) and no V4A "
+                    "patch (`*** Begin Patch`); nothing in it was applied.",
+                )
+            )
+
+    def _block_path(self, line: ReplyLine) -> BlockPath:
+        if self._chain is not None:
+            return self._chain
+        previous = self._previous
+        previous_number = line.number - 1
+        wrapper = self._wrapper
+        if wrapper is not None and wrapper.opener_line == previous_number:
+            # aider's layout: the path, then the fence, then the opener
+            previous = wrapper.line_before
+            previous_number -= 1
+        if previous is None:
+            return BlockPath(None)
+        cleaned = clean_path_line(previous).path
+        if not cleaned:
+            return BlockPath(None, empty_line=previous_number)
+        return BlockPath(cleaned)
+
+    def _closed(self, block: BlockParser, number: int) -> None:
+        if isinstance(block, SearchReplaceBlock | CommonPrefixBlock) and block.completed:
+            self._chain = block.path
+            self._chain_line = number
+
+    def _remember(self, line: ReplyLine) -> None:
+        if line.text.strip():
+            self._nonblank = line.text
+            if line.number != self._chain_line:
+                self._chain = None
+        self._previous = line.text

@@ -1,0 +1,460 @@
+"""Unified diffs, with or without a `diff --git` header:
+
+    --- a/src/app.py
+    +++ b/src/app.py
+    @@ -12,3 +12,4 @@ def run():
+     context
+    -removed
+    +added
+
+`a/` and `b/` prefixes and tab-separated timestamps are stripped. A diff from
+`/dev/null` creates a file, one to `/dev/null` deletes it; `rename from/to`
+headers give `move_to`. The `@@` line's old start becomes the hunk's hint line
+(1 for an insertion at 0). Several files and several hunks per file are read.
+
+The counts say where a hunk ends, so a removed line that reads `-- x` (written
+`--- x`) is not taken for the next file's header. LLMs miscount often, so a hunk
+that ends early at a structural line (`@@`, the next file's header, the closing
+fence) is taken as written. Two mistakes are refused as `malformed_diff`,
+because guessing would place a partial edit: a line without ` `, `-` or `+`
+inside a hunk whose counts say more lines follow, and a `+`/`-`/` ` line right
+after a hunk whose counts are used up. A reply that ends before a hunk's
+counts are reached is `unclosed_block` (it may be cut off). `\\ No newline at
+end of file` lines are ignored. A blank line inside a hunk is an empty context
+line; blank lines closing a hunk that ended early are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+
+from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ParseProblem
+from lsp_edit.blocks.scanner import Emit, ReplyLine, Step, shown, span, where
+
+DEV_NULL = "/dev/null"
+
+_HUNK_HEADER = re.compile(r"@@[ \t]*-(\d+)(?:,(\d+))?[ \t]+\+(\d+)(?:,(\d+))?[ \t]*@@")
+_GIT_PATHS = re.compile(r'"?a/(.*?)"? "?b/(.*?)"?')
+_GIT_EXTENDED = re.compile(
+    r"(index |new file mode|deleted file mode|old mode|new mode|similarity index"
+    r"|dissimilarity index|rename from |rename to |copy from |copy to |Binary files "
+    r"|GIT binary patch)"
+)
+
+
+class _State(Enum):
+    GIT_HEADER = "git_header"  # after `diff --git`, reading its extended headers
+    AWAIT_PLUS = "await_plus"  # after `--- `
+    AWAIT_HUNK = "await_hunk"  # after `+++ `
+    IN_HUNK = "in_hunk"
+    AFTER_HUNK = "after_hunk"  # a hunk's counts are used up
+
+
+@dataclass
+class _HunkLines:
+    header: str
+    header_line: int
+    hint: int | None
+    old_left: int | None  # None when the `@@` line gives no counts
+    new_left: int | None
+    old_count: int = 0
+    new_count: int = 0
+    old: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+    trailing_blank: int = 0
+
+    @staticmethod
+    def start(line: ReplyLine) -> _HunkLines:
+        match = _HUNK_HEADER.match(line.text)
+        if match is None:
+            return _HunkLines(line.text.strip(), line.number, None, None, None)
+        old_start = int(match.group(1))
+        old_count = 1 if match.group(2) is None else int(match.group(2))
+        new_count = 1 if match.group(4) is None else int(match.group(4))
+        return _HunkLines(
+            line.text.strip(),
+            line.number,
+            max(1, old_start),
+            old_count,
+            new_count,
+            old_count,
+            new_count,
+        )
+
+    @property
+    def counted(self) -> bool:
+        return self.old_left is not None
+
+    @property
+    def exhausted(self) -> bool:
+        return (
+            self.old_left is not None
+            and self.new_left is not None
+            and self.old_left <= 0
+            and self.new_left <= 0
+        )
+
+    def expects_old_line(self) -> bool:
+        return self.old_left is not None and self.old_left > 0
+
+    def add(self, prefix: str, body: str, *, blank: bool = False) -> None:
+        if prefix != "+":
+            self.old.append(body)
+            if self.old_left is not None:
+                self.old_left -= 1
+        if prefix != "-":
+            self.new.append(body)
+            if self.new_left is not None:
+                self.new_left -= 1
+        self.trailing_blank = self.trailing_blank + 1 if blank else 0
+
+    def finish(self, *, exact: bool) -> Hunk | None:
+        if not exact and self.trailing_blank:
+            del self.old[-self.trailing_blank :]
+            del self.new[-self.trailing_blank :]
+        if not self.old and not self.new:
+            return None
+        return Hunk(tuple(self.old), tuple(self.new), self.hint)
+
+
+@dataclass
+class _FileDiff:
+    start: int
+    end: int
+    from_git: bool = False
+    git_old: str | None = None
+    git_new: str | None = None
+    old_path: str | None = None
+    new_path: str | None = None
+    rename_from: str | None = None
+    rename_to: str | None = None
+    new_file: bool = False
+    deleted_file: bool = False
+    hunks: list[Hunk] = field(default_factory=list)
+
+    def name(self) -> str | None:
+        for path in (self.new_path, self.old_path, self.git_new, self.git_old):
+            if path and path != DEV_NULL:
+                return path
+        return None
+
+
+def _diff_path(rest: str, prefix: str) -> str:
+    path = rest.split("\t", 1)[0].strip()
+    if len(path) >= 2 and path[0] == '"' and path[-1] == '"':
+        path = path[1:-1]
+    if path != DEV_NULL and path.startswith(prefix):
+        path = path[len(prefix) :]
+    return path
+
+
+class UnifiedDiff:
+    """A run of unified-diff file sections; each file is reported when it ends."""
+
+    def __init__(self, file: _FileDiff, state: _State, emit: Emit) -> None:
+        self._file: _FileDiff | None = file
+        self._state = state
+        self._hunk: _HunkLines | None = None
+        self._pending: ReplyLine | None = None  # a `--- ` line that may be the next header
+        self.emit = emit
+
+    @staticmethod
+    def from_git(line: ReplyLine, emit: Emit) -> UnifiedDiff:
+        return UnifiedDiff(_git_file(line), _State.GIT_HEADER, emit)
+
+    @staticmethod
+    def from_minus(line: ReplyLine, emit: Emit) -> UnifiedDiff:
+        file = _FileDiff(line.number, line.number, old_path=_diff_path(line.text[4:], "a/"))
+        return UnifiedDiff(file, _State.AWAIT_PLUS, emit)
+
+    @staticmethod
+    def from_headers(minus: ReplyLine, plus: ReplyLine, emit: Emit) -> UnifiedDiff:
+        file = _FileDiff(
+            minus.number,
+            plus.number,
+            old_path=_diff_path(minus.text[4:], "a/"),
+            new_path=_diff_path(plus.text[4:], "b/"),
+        )
+        return UnifiedDiff(file, _State.AWAIT_HUNK, emit)
+
+    def take(self, line: ReplyLine) -> Step:
+        if line.closes_wrapper:
+            self._finish(line.number - 1, reply_ended=False)
+            return Step.REDO
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            if line.text.startswith("+++ "):
+                self._end_hunk(exact=False)
+                self._report_file()
+                self._file = _FileDiff(
+                    pending.number,
+                    line.number,
+                    old_path=_diff_path(pending.text[4:], "a/"),
+                    new_path=_diff_path(line.text[4:], "b/"),
+                )
+                self._state = _State.AWAIT_HUNK
+                return Step.CONTINUE
+            if not self._removed_line(pending):
+                return Step.REDO
+        return self._step(line)
+
+    def end(self, last_line: int) -> None:
+        self._finish(last_line, reply_ended=True)
+
+    def _finish(self, last_line: int, *, reply_ended: bool) -> None:
+        """The diff ends: at the end of the reply, or at the fence around it (where
+        a hunk short of its counts is taken as written: the LLM miscounted)."""
+        self._settle_pending()
+        file = self._file
+        hunk = self._hunk
+        if file is None:
+            return
+        in_short_hunk = hunk is not None and hunk.counted and not hunk.exhausted
+        if reply_ended and self._state is _State.IN_HUNK and hunk is not None and in_short_hunk:
+            self._fail(
+                "unclosed_block",
+                f"the reply ended at line {last_line} inside hunk `{hunk.header}` (reply line "
+                f"{hunk.header_line}), {self._short_by(hunk)}; the diff may be cut off",
+            )
+            return
+        if self._state is _State.AWAIT_PLUS and file.from_git:
+            self._fail(
+                "malformed_diff", f"the `--- ` line at {file.end} is not followed by a `+++ ` line"
+            )
+            return
+        if self._state is _State.AWAIT_PLUS:
+            self._file = None
+            return
+        self._end_hunk(exact=False)
+        self._report_file()
+
+    def _step(self, line: ReplyLine) -> Step:
+        state = self._state
+        text = line.text
+        if state is _State.IN_HUNK:
+            return self._hunk_line(line)
+        if state is _State.AFTER_HUNK:
+            return self._after_hunk(line)
+        file = self._file
+        assert file is not None, "a diff with no file section is finished"
+        if state is _State.GIT_HEADER:
+            if text.startswith("--- "):
+                file.old_path = _diff_path(text[4:], "a/")
+                file.end = line.number
+                self._state = _State.AWAIT_PLUS
+                return Step.CONTINUE
+            if text.startswith("diff --git "):
+                self._report_file()
+                self._file = _git_file(line)
+                return Step.CONTINUE
+            if _GIT_EXTENDED.match(text):
+                _record_git_header(file, text)
+                file.end = line.number
+                return Step.CONTINUE
+            self._report_file()
+            return Step.REDO
+        if state is _State.AWAIT_PLUS:
+            if text.startswith("+++ "):
+                file.new_path = _diff_path(text[4:], "b/")
+                file.end = line.number
+                self._state = _State.AWAIT_HUNK
+                return Step.CONTINUE
+            if file.from_git:
+                self._fail(
+                    "malformed_diff",
+                    f"the `--- ` line at {file.end} is not followed by a `+++ ` line",
+                )
+            self._file = None
+            return Step.REDO
+        if text.startswith("@@"):
+            self._start_hunk(line)
+            return Step.CONTINUE
+        self._report_file()
+        return Step.REDO
+
+    def _hunk_line(self, line: ReplyLine) -> Step:
+        hunk = self._hunk
+        file = self._file
+        assert hunk is not None and file is not None, "inside a hunk of a file"
+        text = line.text
+        if text.startswith("@@"):
+            self._end_hunk(exact=False)
+            self._start_hunk(line)
+            return Step.CONTINUE
+        if text.startswith("\\"):
+            return Step.CONTINUE
+        if text.startswith("diff --git "):
+            self._end_hunk(exact=False)
+            self._report_file()
+            self._file = _git_file(line)
+            self._state = _State.GIT_HEADER
+            return Step.CONTINUE
+        if text.startswith("--- ") and not hunk.expects_old_line():
+            self._pending = line
+            return Step.CONTINUE
+        if text[:1] in (" ", "-", "+"):
+            hunk.add(text[0], text[1:])
+            file.end = line.number
+        elif text == "":
+            hunk.add(" ", "", blank=True)
+        elif hunk.counted and not hunk.exhausted:
+            self._fail(
+                "malformed_diff",
+                f"line {line.number} {shown(text)} inside hunk `{hunk.header}` (reply line "
+                f"{hunk.header_line}) has no ' ', '-' or '+' prefix, and the hunk is "
+                f"{self._short_by(hunk)}; prefix context lines with a space",
+            )
+            return Step.REDO
+        else:
+            self._end_hunk(exact=False)
+            self._report_file()
+            return Step.REDO
+        if hunk.exhausted:
+            self._end_hunk(exact=True)
+            self._state = _State.AFTER_HUNK
+        return Step.CONTINUE
+
+    def _after_hunk(self, line: ReplyLine) -> Step:
+        text = line.text
+        if text.startswith("@@"):
+            self._start_hunk(line)
+            return Step.CONTINUE
+        if text.startswith("\\"):
+            return Step.CONTINUE
+        if text.startswith("diff --git "):
+            self._report_file()
+            self._file = _git_file(line)
+            self._state = _State.GIT_HEADER
+            return Step.CONTINUE
+        if text.startswith("--- "):
+            self._pending = line
+            return Step.CONTINUE
+        if text[:1] in (" ", "-", "+") and text.strip():
+            self._overflow(line)
+            return Step.REDO
+        self._report_file()
+        return Step.REDO
+
+    def _removed_line(self, pending: ReplyLine) -> bool:
+        """A `--- x` line that was not a header: a removed line inside a hunk, or a
+        line beyond a finished hunk. False when the file had to be dropped."""
+        if self._state is _State.IN_HUNK and self._hunk is not None and self._file is not None:
+            self._hunk.add("-", pending.text[1:])
+            self._file.end = pending.number
+            if self._hunk.exhausted:
+                self._end_hunk(exact=True)
+                self._state = _State.AFTER_HUNK
+            return True
+        self._overflow(pending)
+        return False
+
+    def _settle_pending(self) -> None:
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            self._removed_line(pending)
+
+    def _start_hunk(self, line: ReplyLine) -> None:
+        self._hunk = _HunkLines.start(line)
+        self._state = _State.IN_HUNK
+        if self._file is not None:
+            self._file.end = line.number
+
+    def _end_hunk(self, *, exact: bool) -> None:
+        hunk = self._hunk
+        self._hunk = None
+        if hunk is None or self._file is None:
+            return
+        finished = hunk.finish(exact=exact)
+        if finished is not None:
+            self._file.hunks.append(finished)
+
+    def _overflow(self, line: ReplyLine) -> None:
+        hunks = self._file.hunks if self._file is not None else []
+        counts = (
+            f" ({len(hunks[-1].old_lines)} old, {len(hunks[-1].new_lines)} new lines)"
+            if hunks
+            else ""
+        )
+        self._fail(
+            "malformed_diff",
+            f"line {line.number} {shown(line.text)} continues a hunk whose counts{counts} were "
+            "already used up; fix the `@@ -start,count +start,count @@` counts",
+        )
+
+    def _short_by(self, hunk: _HunkLines) -> str:
+        return (
+            f"which declares {hunk.old_count} old and {hunk.new_count} new lines, "
+            f"{len(hunk.old)} and {len(hunk.new)} so far"
+        )
+
+    def _fail(self, code: str, reason: str) -> None:
+        file = self._file
+        self._file = None
+        self._hunk = None
+        if file is None:
+            return
+        name = file.name()
+        subject = f"unified diff for `{name}`" if name else "unified diff"
+        self.emit(
+            ParseProblem(
+                span(file.start, file.end),
+                code,
+                f"{subject} at {where(file.start, file.end)} was skipped: {reason}.",
+                name,
+            )
+        )
+
+    def _report_file(self) -> None:
+        file = self._file
+        self._file = None
+        if file is None:
+            return
+        section = span(file.start, file.end)
+        creating = file.old_path == DEV_NULL or (file.new_file and file.old_path is None)
+        deleting = file.new_path == DEV_NULL or (file.deleted_file and file.new_path is None)
+        name = file.name()
+        if name is None:
+            self._file = file
+            self._fail("malformed_diff", "its `--- ` and `+++ ` lines name no file")
+            return
+        if creating:
+            content = tuple(line for hunk in file.hunks for line in hunk.new_lines)
+            self.emit(CreateFile(section, name, content, "unified_diff"))
+            return
+        if deleting:
+            self.emit(DeleteFile(section, name, "unified_diff"))
+            return
+        path = file.rename_from or name
+        move_to = file.rename_to if file.rename_to and file.rename_to != path else None
+        if not file.hunks and move_to is None:
+            if file.old_path is not None:
+                self._file = file
+                self._fail(
+                    "malformed_diff",
+                    "no `@@ -start,count +start,count @@` hunk follows its `+++ ` line",
+                )
+            return
+        self.emit(AnchoredEdit(section, path, "unified_diff", tuple(file.hunks), move_to))
+
+
+def _git_file(line: ReplyLine) -> _FileDiff:
+    file = _FileDiff(line.number, line.number, from_git=True)
+    match = _GIT_PATHS.fullmatch(line.text[len("diff --git ") :].strip())
+    if match is not None:
+        file.git_old, file.git_new = match.group(1), match.group(2)
+    return file
+
+
+def _record_git_header(file: _FileDiff, text: str) -> None:
+    if text.startswith("new file mode"):
+        file.new_file = True
+    elif text.startswith("deleted file mode"):
+        file.deleted_file = True
+    elif text.startswith("rename from "):
+        file.rename_from = text[len("rename from ") :].strip()
+    elif text.startswith("rename to "):
+        file.rename_to = text[len("rename to ") :].strip()

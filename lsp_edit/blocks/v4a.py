@@ -1,0 +1,267 @@
+"""V4A patches, the format of OpenAI's apply_patch:
+
+    *** Begin Patch
+    *** Update File: src/app.py
+    *** Move to: src/main.py          (optional)
+    @@ class App
+    @@ def run
+     context
+    -removed
+    +added
+    *** End of File                   (optional)
+    *** Add File: src/new.py
+    +content
+    *** Delete File: src/old.py
+    *** End Patch
+
+Each `Update File` becomes one `AnchoredEdit` whose hunks are its `@@` sections
+(old = context + removed, new = context + added; stacked `@@` lines form the
+scope). Each file is reported as soon as its section ends, so a long patch
+streams file by file. A blank line without prefix inside a hunk is an empty
+context line; blank lines at the end of a section are dropped. A line with no
+` `, `-` or `+` prefix makes that file's section `malformed_patch`; the other
+files still count. `*** End of File` is accepted and ignored.
+
+A fence closing around the patch ends it even without `*** End Patch`; the reply
+ending inside a file section reports that section `unclosed_block` (it may be
+cut off).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+
+from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ParseProblem
+from lsp_edit.blocks.scanner import Emit, ReplyLine, Step, shown, span, where
+
+_FILE_HEADER = re.compile(r"\*\*\*[ \t]*(Update|Add|Delete)[ \t]+File[ \t]*:(.*)", re.IGNORECASE)
+_MOVE_TO = re.compile(r"\*\*\*[ \t]*Move[ \t]+to[ \t]*:(.*)", re.IGNORECASE)
+_END_PATCH = re.compile(r"\*\*\*[ \t]*End[ \t]+Patch", re.IGNORECASE)
+_END_OF_FILE = re.compile(r"\*\*\*[ \t]*End[ \t]+of[ \t]+File", re.IGNORECASE)
+
+
+class _State(Enum):
+    BETWEEN = "between"  # outside any file section
+    UPDATE = "update"
+    ADD = "add"
+    SKIP = "skip"  # a malformed section, skipped up to the next header
+
+
+@dataclass
+class _HunkLines:
+    scope: list[str] = field(default_factory=list)
+    old: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+    has_lines: bool = False
+    trailing_blank: int = 0  # unprefixed blank lines at the end, dropped when it closes
+
+    def finish(self) -> Hunk | None:
+        if self.trailing_blank:
+            del self.old[-self.trailing_blank :]
+            del self.new[-self.trailing_blank :]
+        if not self.old and not self.new:
+            return None
+        return Hunk(tuple(self.old), tuple(self.new), None, tuple(self.scope))
+
+
+class V4APatch:
+    """One `*** Begin Patch` … `*** End Patch` block."""
+
+    def __init__(self, line: ReplyLine, emit: Emit) -> None:
+        self.start = line.number
+        self.emit = emit
+        self._state = _State.BETWEEN
+        self._section_start = line.number
+        self._section_end = line.number
+        self._path = ""
+        self._move_to: str | None = None
+        self._hunks: list[Hunk] = []
+        self._hunk = _HunkLines()
+        self._added: list[str] = []
+        self._added_blank = 0
+        self._skip_reason = ""
+
+    def take(self, line: ReplyLine) -> Step:
+        if line.closes_wrapper:
+            self._close_section()
+            return Step.REDO
+        text = line.text
+        if text.startswith("***"):
+            stripped = text.strip()
+            if _END_PATCH.fullmatch(stripped):
+                self._close_section()
+                return Step.DONE
+            if _END_OF_FILE.fullmatch(stripped):
+                return Step.CONTINUE
+            header = _FILE_HEADER.fullmatch(stripped)
+            if header is not None:
+                self._close_section()
+                self._open_section(header.group(1).lower(), header.group(2).strip(), line)
+                return Step.CONTINUE
+            move = _MOVE_TO.fullmatch(stripped)
+            if (
+                move is not None
+                and self._state is _State.UPDATE
+                and not self._hunks
+                and not self._hunk.has_lines
+            ):
+                self._move_to = move.group(1).strip() or None
+                self._section_end = line.number
+                return Step.CONTINUE
+        if self._state is _State.SKIP:
+            self._section_end = line.number
+        elif self._state is _State.BETWEEN:
+            if text.strip():
+                self._skip(
+                    line,
+                    f"line {line.number} {shown(text)} is outside any file section; expected "
+                    "`*** Update File: path`, `*** Add File: path`, `*** Delete File: path` or "
+                    "`*** End Patch`",
+                    start=line.number,
+                )
+        elif self._state is _State.UPDATE:
+            self._update_line(line)
+        else:
+            self._add_line(line)
+        return Step.CONTINUE
+
+    def end(self, last_line: int) -> None:
+        if self._state in (_State.UPDATE, _State.ADD):
+            kind = "Update" if self._state is _State.UPDATE else "Add"
+            self.emit(
+                ParseProblem(
+                    span(self._section_start, last_line),
+                    "unclosed_block",
+                    f"V4A `*** {kind} File: {self._path}` at reply line {self._section_start} was "
+                    f"never closed: the reply ended at line {last_line} before `*** End Patch`, so "
+                    "the section may be cut off. It was skipped.",
+                    self._path,
+                )
+            )
+            self._state = _State.BETWEEN
+        else:
+            self._close_section()
+
+    def _open_section(self, kind: str, path: str, line: ReplyLine) -> None:
+        self._section_start = line.number
+        self._section_end = line.number
+        self._path = path
+        self._move_to = None
+        self._hunks = []
+        self._hunk = _HunkLines()
+        self._added = []
+        self._added_blank = 0
+        if not path:
+            self._skip(line, f"`{line.text.strip()}` at line {line.number} names no file")
+            return
+        if kind == "delete":
+            self.emit(DeleteFile(span(line.number, line.number), path, "v4a"))
+            self._state = _State.BETWEEN
+        elif kind == "add":
+            self._state = _State.ADD
+        else:
+            self._state = _State.UPDATE
+
+    def _update_line(self, line: ReplyLine) -> None:
+        text = line.text
+        hunk = self._hunk
+        if text.startswith("@@"):
+            if hunk.has_lines:
+                self._finish_hunk()
+                hunk = self._hunk
+            scope = text[2:].strip()
+            if scope.endswith("@@"):
+                scope = scope[:-2].strip()
+            if scope:
+                hunk.scope.append(scope)
+        elif text == "":
+            hunk.old.append("")
+            hunk.new.append("")
+            hunk.has_lines = True
+            hunk.trailing_blank += 1
+            return
+        elif text[0] in " -+":
+            body = text[1:]
+            if text[0] != "+":
+                hunk.old.append(body)
+            if text[0] != "-":
+                hunk.new.append(body)
+            hunk.has_lines = True
+            hunk.trailing_blank = 0
+        else:
+            self._skip(
+                line,
+                f"line {line.number} {shown(text)} does not start with ' ' (context), '-' "
+                "(removed) or '+' (added); prefix every line of a hunk",
+            )
+            return
+        self._section_end = line.number
+
+    def _add_line(self, line: ReplyLine) -> None:
+        text = line.text
+        if text.startswith("+"):
+            self._added.append(text[1:])
+            self._added_blank = 0
+        elif text == "":
+            self._added.append("")
+            self._added_blank += 1
+            return
+        else:
+            self._skip(
+                line,
+                f"line {line.number} {shown(text)} does not start with '+', as every line of "
+                "an Add File section must",
+            )
+            return
+        self._section_end = line.number
+
+    def _finish_hunk(self) -> None:
+        finished = self._hunk.finish()
+        if finished is not None:
+            self._hunks.append(finished)
+        self._hunk = _HunkLines()
+
+    def _skip(self, line: ReplyLine, reason: str, start: int | None = None) -> None:
+        if start is not None:
+            self._section_start = start
+            self._path = ""
+        self._state = _State.SKIP
+        self._section_end = line.number
+        self._skip_reason = reason
+
+    def _close_section(self) -> None:
+        state = self._state
+        self._state = _State.BETWEEN
+        section = span(self._section_start, self._section_end)
+        lines = where(section.start_line, section.end_line)
+        path = self._path
+        if state is _State.SKIP:
+            subject = f"section for `{path}`" if path else "part"
+            self.emit(
+                ParseProblem(
+                    section,
+                    "malformed_patch",
+                    f"V4A patch {subject} at {lines} was skipped: {self._skip_reason}.",
+                    path or None,
+                )
+            )
+        elif state is _State.ADD:
+            if self._added_blank:
+                del self._added[-self._added_blank :]
+            self.emit(CreateFile(section, path, tuple(self._added), "v4a"))
+        elif state is _State.UPDATE:
+            self._finish_hunk()
+            if not self._hunks and self._move_to is None:
+                self.emit(
+                    ParseProblem(
+                        section,
+                        "malformed_patch",
+                        f"V4A `*** Update File: {path}` at {lines} "
+                        "has no changes; give `@@` hunks with ' ', '-' and '+' lines.",
+                        path,
+                    )
+                )
+                return
+            self.emit(AnchoredEdit(section, path, "v4a", tuple(self._hunks), self._move_to))

@@ -1,0 +1,453 @@
+"""From parsed blocks to changes: each block placed against its file, in reply
+order, each on the result of the previous; the edit mode of a session; and the
+summary handed back to the LLM.
+
+Nothing here touches the disk or the editor: files come from a `FileSource`
+(the workspace on disk for `lsp-edit apply`, open documents for the server), and
+the result is a `Plan` the caller writes or shows.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from lsp_edit.blocks.model import (
+    AnchoredEdit,
+    AstTarget,
+    ChunkDiff,
+    CreateFile,
+    DeleteFile,
+    DeleteLines,
+    EditBlock,
+    FencedEdit,
+    InsertLines,
+    LineRangeTarget,
+    ParseProblem,
+    ReplyItem,
+    ReplySpan,
+    ShellSuggestion,
+)
+from lsp_edit.resolve.anchored import resolve_anchored
+from lsp_edit.resolve.ast_path import resolve_ast_path
+from lsp_edit.resolve.chunk_diff import resolve_chunk_diff
+from lsp_edit.resolve.complete_file import resolve_complete_file
+from lsp_edit.resolve.line_ops import resolve_line_operation
+from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
+from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
+from lsp_edit.symbols import language_for
+from lsp_edit.text import LineEdit, Text
+from lsp_edit.workspace import FileRef
+
+EDIT_MODES = ("ast_path", "line_numbers", "complete_file")
+MODE_ERROR = "edit_mode must be one of: ast_path, line_numbers, complete_file"
+
+
+class Status(StrEnum):
+    PENDING = "pending"
+    APPLIED = "applied"
+    REJECTED = "rejected"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass
+class Change:
+    """One block's outcome. `range` is the 1-based inclusive lines the change covers
+    in the file as it was when the change was placed; `edits` are against that text."""
+
+    id: str
+    description: str
+    status: Status
+    file: str | None = None
+    message: str | None = None
+    detail: str | None = None
+    code: str | None = None
+    strategy: str | None = None
+    range: tuple[int, int] | None = None
+    notes: tuple[str, ...] = ()
+    span: ReplySpan | None = None
+    edits: tuple[LineEdit, ...] = ()
+
+    @property
+    def succeeded(self) -> bool:
+        """Applied, or nothing to do because it already was."""
+        return self.status in (Status.APPLIED, Status.PENDING) or self.code == "already_applied"
+
+
+@dataclass
+class FileOutcome:
+    """A file a reply touched: its text before and after (None: absent)."""
+
+    ref: FileRef
+    before: Text | None
+    after: Text | None
+
+    @property
+    def changed(self) -> bool:
+        if self.before is None or self.after is None:
+            return self.before is not self.after
+        return self.before.raw_lines != self.after.raw_lines or self.before.bom != self.after.bom
+
+
+@dataclass
+class Plan:
+    changes: list[Change] = field(default_factory=list)
+    files: dict[str, FileOutcome] = field(default_factory=dict)
+    suggestions: list[ShellSuggestion] = field(default_factory=list)
+
+
+class FileSource(Protocol):
+    """Where files come from: `Workspace` on disk, or the editor's open documents."""
+
+    def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused: ...
+
+    def read(self, ref: FileRef) -> Text | Refused | None: ...
+
+    def similar_files(self, written: str) -> list[str]: ...
+
+
+def check_mode(mode: str) -> str:
+    """Validates a requested edit mode (`auto` or one of EDIT_MODES)."""
+    if mode != "auto" and mode not in EDIT_MODES:
+        raise ValueError(MODE_ERROR)
+    return mode
+
+
+@dataclass(frozen=True)
+class ModeMismatch:
+    message: str
+    detail: str
+
+
+class Session:
+    """The edit mode across one editing session (one reply, or several streamed into
+    the same server session).
+
+    `auto` starts as AST path mode; if the first valid fenced edit is a line range,
+    line-number mode holds for the rest of the session.
+    """
+
+    def __init__(self, mode: str = "auto") -> None:
+        self.requested = check_mode(mode)
+        self.active: str | None = None if self.requested == "auto" else self.requested
+
+    def check(self, block: FencedEdit) -> ModeMismatch | None:
+        """Whether this fenced edit is allowed now; the first one decides an auto session."""
+        kind = _fenced_kind(block)
+        if self.active == "complete_file":
+            if kind == "complete_file":
+                return None
+            return ModeMismatch(
+                f"{_KIND_NAMES[kind]} format specified but complete file mode is active. Use a "
+                f"bare language tag (`{block.language}`) with the whole file content instead.",
+                f"Active mode: Complete file\nRequired format: `{block.language}`",
+            )
+        if kind == "complete_file":
+            return None
+        if self.active is None:
+            self.active = kind
+            return None
+        if kind == self.active:
+            return None
+        if self.active == "line_numbers":
+            return ModeMismatch(
+                "AST path format specified but line number mode is active. "
+                "Use `type:startline:endline` format instead.",
+                f"Active mode: Line numbers\nRequired format: `{block.language}:startline:endline`",
+            )
+        return ModeMismatch(
+            "Line number format specified but AST path mode is active. "
+            "Use `type:Namespace-Class-Method` format instead.",
+            f"Active mode: AST paths\nRequired format: `{block.language}:Namespace-Class-Method`",
+        )
+
+    def accepts_bare_fence(self, block: FencedEdit) -> bool:
+        """Whether a bare-tag fence is a complete-file edit rather than a snippet.
+
+        In complete file mode it always is. Otherwise it is only when the reply names
+        its file right before it: replies are full of example snippets, and taking one
+        for a whole file would wipe the user's file.
+        """
+        if self.active == "complete_file":
+            return True
+        return self.requested == "auto" and block.path is not None
+
+
+def _fenced_kind(block: FencedEdit) -> str:
+    if isinstance(block.target, AstTarget):
+        return "ast_path"
+    if isinstance(block.target, LineRangeTarget):
+        return "line_numbers"
+    return "complete_file"
+
+
+_KIND_NAMES = {
+    "ast_path": "AST path",
+    "line_numbers": "Line number",
+    "complete_file": "Complete file",
+}
+
+
+def describe(block: ReplyItem) -> str:
+    """The change as the summary names it (the mode separation plan's wording)."""
+    if isinstance(block, FencedEdit):
+        target = block.target
+        if isinstance(target, AstTarget):
+            suffix = "" if target.action == "replace" else f":{target.action}"
+            return f"Change to `ast-path:{target.written}{suffix}`"
+        if isinstance(target, LineRangeTarget):
+            written = block.tag.split(":", 1)[-1].replace(" ", "")
+            if ":" in written:
+                return f"Change at lines {written.replace(':', '-')}"
+            return f"Change at line {written}"
+        return f"Change to `{block.path or 'the target file'}` (complete file)"
+    if isinstance(block, AnchoredEdit):
+        kind = {
+            "search_replace": "SEARCH/REPLACE",
+            "common_prefix": "edit block",
+            "v4a": "patch",
+            "unified_diff": "diff",
+        }[block.format]
+        where = block.path or "the target file"
+        return f"Change to `{where}` ({kind}, reply line {block.span.start_line})"
+    if isinstance(block, CreateFile):
+        return f"New file `{block.path}`"
+    if isinstance(block, DeleteFile):
+        return f"Deletion of `{block.path}`"
+    if isinstance(block, ChunkDiff):
+        where = f"ast-path:{block.symbol}" if block.symbol else f"line {block.line}"
+        return f"Change to `{where}` (chunk diff)"
+    if isinstance(block, DeleteLines):
+        return f"Deletion of lines {block.start_line}-{block.end_line}"
+    if isinstance(block, InsertLines):
+        return f"Insertion {block.position} line {block.line}"
+    if isinstance(block, ParseProblem):
+        return f"Block at reply lines {block.span.start_line}-{block.span.end_line}"
+    return f"Suggested command `{block.command}`"
+
+
+class Planner:
+    """Places blocks file by file, in reply order. One per reply (or stream)."""
+
+    def __init__(
+        self,
+        files: FileSource,
+        session: Session,
+        *,
+        default_target: str | None = None,
+        ids: Iterator[str] | None = None,
+    ) -> None:
+        self.files = files
+        self.session = session
+        self.default_target = default_target
+        self.plan = Plan()
+        self._ids = ids if ids is not None else (str(n) for n in itertools.count(1))
+        self._failed: set[str] = set()
+        # Per file, the edit batches applied so far, to map line ranges that refer
+        # to the document as it was before the reply.
+        self._history: dict[str, list[tuple[LineEdit, ...]]] = {}
+
+    def add(self, items: Sequence[ReplyItem]) -> list[Change]:
+        """Places the items, returns the changes they made (suggestions are collected)."""
+        made: list[Change] = []
+        for item in items:
+            if isinstance(item, ShellSuggestion):
+                self.plan.suggestions.append(item)
+                continue
+            change = self._place(item)
+            if change is not None:
+                self.plan.changes.append(change)
+                made.append(change)
+        return made
+
+    def _place(self, item: EditBlock | ParseProblem) -> Change | None:
+        if (
+            isinstance(item, FencedEdit)
+            and item.target is None
+            and not self.session.accepts_bare_fence(item)
+        ):
+            return None
+        change = Change(id=next(self._ids), description=describe(item), status=Status.FAILED)
+        change.span = item.span
+        if isinstance(item, ParseProblem):
+            change.code, change.message, change.file = item.code, item.message, item.path
+            return change
+        if isinstance(item, FencedEdit):
+            mismatch = self.session.check(item)
+            if mismatch is not None:
+                change.code, change.message, change.detail = (
+                    "mode_mismatch",
+                    mismatch.message,
+                    mismatch.detail,
+                )
+                change.file = item.path or self.default_target
+                return change
+        written = _written_path(item) or self.default_target
+        if written is None:
+            return _fail(
+                change,
+                Refused(
+                    "file_not_found",
+                    "The block names no file and no default target was given; put the file's "
+                    "path on the line before the block.",
+                ),
+            )
+        ref = self.files.locate(written, allow_tail_match=not isinstance(item, CreateFile))
+        if isinstance(ref, Refused):
+            return _fail(change, ref)
+        change.file = ref.relative
+        if ref.note:
+            change.notes += (ref.note,)
+        if ref.relative in self._failed:
+            change.status = Status.SKIPPED
+            change.code = "previous_edit_failed"
+            change.message = "Previous edit to this file failed"
+            return change
+        outcome = self.plan.files.get(ref.relative)
+        if outcome is None:
+            current = self.files.read(ref)
+            if isinstance(current, Refused):
+                return _fail(change, current)
+            outcome = FileOutcome(ref, current, current)
+        text = outcome.after
+        resolution = self._resolve(item, text, ref)
+        if isinstance(resolution, Refused):
+            self._failed.add(ref.relative)
+            return _fail(change, resolution)
+        if isinstance(resolution, AlreadyApplied):
+            change.status = Status.SKIPPED
+            change.code = "already_applied"
+            change.message = resolution.message
+            return change
+        self.plan.files[ref.relative] = outcome
+        change.status = Status.APPLIED
+        change.strategy = resolution.strategy
+        change.notes += resolution.notes
+        change.edits = resolution.edits
+        change.range = _covered_lines(resolution.edits)
+        if isinstance(item, DeleteFile):
+            outcome.after = None
+        else:
+            base = text if text is not None else Text(())
+            outcome.after = base.replace(resolution.edits, final_newline=resolution.final_newline)
+            self._history.setdefault(ref.relative, []).append(resolution.edits)
+        return change
+
+    def _resolve(self, item: EditBlock, text: Text | None, ref: FileRef) -> Resolution:
+        if isinstance(item, CreateFile):
+            if text is not None and text.line_count > 0:
+                if text.lines == list(item.content):
+                    return AlreadyApplied(f"`{ref.relative}` already exists with this content.")
+                return Refused(
+                    "file_exists",
+                    f"`{ref.relative}` already exists; edit it with an update instead of "
+                    "creating it.",
+                )
+            return resolve_complete_file(item.content, None)
+        if isinstance(item, DeleteFile):
+            if text is None:
+                return AlreadyApplied(f"`{ref.relative}` does not exist.")
+            return Placed((), "delete_file")
+        if isinstance(item, FencedEdit) and item.target is None:
+            return resolve_complete_file(item.content, text)
+        if isinstance(item, AnchoredEdit):
+            if text is None and any(hunk.old_lines for hunk in item.hunks):
+                return self._missing(ref)
+            return resolve_anchored(item, text if text is not None else Text(()))
+        if text is None:
+            return self._missing(ref)
+        if isinstance(item, FencedEdit) and isinstance(item.target, LineRangeTarget):
+            target = shift_line_target(item.target, self._history.get(ref.relative, []))
+            if isinstance(target, Refused):
+                return target
+            return resolve_line_range(target, item.content, text)
+        if isinstance(item, DeleteLines | InsertLines):
+            return resolve_line_operation(item, text)
+        language = _language(item, ref)
+        if language is None:
+            return Refused(
+                "unsupported_language",
+                f"Cannot find symbols in `{ref.relative}`: its language is not supported.",
+            )
+        if isinstance(item, ChunkDiff):
+            return resolve_chunk_diff(item, text, language)
+        return resolve_ast_path(item, text, language)
+
+    def _missing(self, ref: FileRef) -> Refused:
+        similar = self.files.similar_files(ref.relative.rsplit("/", 1)[-1])
+        hint = f" Files with a similar name: {', '.join(similar[:5])}." if similar else ""
+        return Refused("file_not_found", f"File not found: {ref.relative}.{hint}")
+
+
+def _written_path(item: EditBlock) -> str | None:
+    return item.path
+
+
+def _language(item: FencedEdit | ChunkDiff, ref: FileRef) -> str | None:
+    if isinstance(item, FencedEdit):
+        found = language_for(item.language)
+        if found is not None:
+            return found
+    return language_for(ref.relative)
+
+
+def _fail(change: Change, refusal: Refused) -> Change:
+    change.status = Status.FAILED
+    change.code = refusal.code
+    change.message = refusal.message
+    return change
+
+
+def _covered_lines(edits: Sequence[LineEdit]) -> tuple[int, int] | None:
+    if not edits:
+        return None
+    start = edits[0].start
+    end = max(edit.end for edit in edits)
+    return (start + 1, max(end, start + 1))
+
+
+def summary(plan: Plan, *, dry_run: bool = False) -> str:
+    """The reply for the LLM, in the mode separation plan's words."""
+    lines: list[str] = []
+    for name, outcome in plan.files.items():
+        if not outcome.changed:
+            continue
+        if outcome.after is None:
+            lines.append(f"File '{name}' has been deleted.")
+        elif outcome.before is None:
+            lines.append(
+                f"File '{name}' has been created. It now has {outcome.after.line_count} lines."
+            )
+        else:
+            lines.append(
+                f"File '{name}' has been updated. It now has {outcome.after.line_count} lines."
+            )
+    changes = plan.changes
+    if not changes:
+        lines.append("No edit blocks were found in the reply.")
+    else:
+        done = sum(1 for change in changes if change.succeeded)
+        if lines:
+            lines.append("")
+        if done == len(changes):
+            lines.append("All changes were applied.")
+        elif done:
+            lines.append("Some changes were applied.")
+        else:
+            lines.append("No changes were applied.")
+        problems = [change for change in changes if not change.succeeded or change.code]
+        notes = [(change, note) for change in changes for note in change.notes]
+        if problems or notes:
+            lines.append("")
+        for change in problems:
+            lines.append(f"  • {change.description} was not applied: {change.message}")
+        for change, note in notes:
+            lines.append(f"  • {change.description}: {note}")
+    if dry_run:
+        lines.append("")
+        lines.append("(dry run: no file was written)")
+    return "\n".join(lines)

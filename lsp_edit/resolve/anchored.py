@@ -1,0 +1,537 @@
+"""Placing anchored text: SEARCH/REPLACE, common-prefix `««« EDIT`, V4A and unified diffs.
+
+A block's hunks are placed in order, each on the result of the one before; the
+block is atomic, so one hunk that cannot be placed refuses the whole block (`Hunk
+2 of 3: ...`). Each hunk's old lines are found with the ladder (ladder.py): the
+first strategy with any match decides, and it must match once, or a hint line
+must pick one match that is nearer than every other. The new lines are written in
+the file's form: lines the hunk keeps stay byte-identical, changed lines are
+re-indented like the match, placeholders (`# ... existing code ...`) are filled
+from the original. The result is the smallest set of line edits against the text
+the block was given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
+from lsp_edit.resolve.diffing import minimal_edits
+from lsp_edit.resolve.elision import expand_elisions, placeholders_in
+from lsp_edit.resolve.ladder import (
+    STRATEGIES,
+    LineIndex,
+    Match,
+    Reindent,
+    Window,
+    blank_edge_counts,
+    index_for,
+    ladder_rank,
+    leading_whitespace,
+    most_similar,
+    search,
+)
+from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
+from lsp_edit.text import LineEdit, Text
+
+_NOUN: dict[AnchoredFormat, str] = {
+    "search_replace": "SEARCH text",
+    "common_prefix": "EDIT text",
+    "v4a": "patch hunk",
+    "unified_diff": "diff hunk",
+}
+_QUOTED_LINES = 10
+
+
+def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
+    """Places every hunk of `block` in `text`, or refuses the whole block."""
+    composer = _Composer(text.lines)
+    total = len(block.hunks)
+    strategies: list[str] = []
+    notes: list[str] = []
+    already: list[str] = []
+    for number, hunk in enumerate(block.hunks, start=1):
+        index = index_for(text) if not composer.changed else LineIndex(composer.current)
+        outcome = _place_hunk(hunk, _Context(block, index, composer))
+        label = f"Hunk {number} of {total}: " if total > 1 else ""
+        if isinstance(outcome, Refused):
+            return Refused(outcome.code, label + outcome.message)
+        if isinstance(outcome, AlreadyApplied):
+            already.append(label + outcome.message)
+            continue
+        composer.replace(outcome.start, outcome.end, outcome.lines)
+        strategies.append(outcome.strategy)
+        notes.extend(label + note for note in outcome.notes)
+    edits = composer.edits()
+    if not edits:
+        if already:
+            return AlreadyApplied(" ".join(already))
+        return AlreadyApplied("The block changes nothing: its old and new lines are the same.")
+    loosest = max(strategies, key=ladder_rank)
+    notes.extend(message for message in already if total > 1)
+    return Placed(edits, loosest, tuple(notes))
+
+
+@dataclass(frozen=True)
+class _Replacement:
+    """Current lines `start`..`end` become `lines` (all in the file's form)."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
+    strategy: str
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Context:
+    block: AnchoredEdit
+    index: LineIndex
+    composer: _Composer
+
+    @property
+    def noun(self) -> str:
+        return _NOUN[self.block.format]
+
+    @property
+    def where(self) -> str:
+        return f"`{self.block.path}`" if self.block.path else "the file"
+
+    def line(self, current: int) -> int:
+        """The 1-based line in the original document for a current 0-based index."""
+        return self.composer.to_original(current) + 1
+
+
+def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Refused:
+    old, new = list(hunk.old_lines), list(hunk.new_lines)
+    lines = ctx.index.lines
+    windows: list[Window] = [(0, len(lines))]
+    if hunk.scope:
+        scoped = _scope_windows(hunk.scope, ctx)
+        if isinstance(scoped, Refused):
+            return scoped
+        windows = scoped
+    if not old:
+        return _insert_without_context(hunk, new, windows, ctx)
+    matches = search(ctx.index, old, windows)
+    if hunk.scope and not matches:
+        # the scope's block is found by indentation; a hunk may still sit just below it
+        matches = search(ctx.index, old, [(lo, len(lines)) for lo, _ in windows])
+    if not matches:
+        return _not_found(hunk, old, new, windows, ctx)
+    if old == new:
+        return AlreadyApplied("The hunk changes nothing: its old and new lines are the same.")
+    covered = _covered_by_new(old, new, matches, windows, ctx)
+    if covered and len(covered) == len(matches):
+        return _already(next(iter(covered.values())), ctx)
+    chosen = _choose(matches, hunk.hint_line, ctx)
+    if isinstance(chosen, Refused):
+        return chosen
+    match, hint_note = chosen
+    if match in covered:
+        return _already(covered[match], ctx)
+    return _replacement(match, old, new, ctx, hint_note)
+
+
+def _replacement(
+    match: Match, old: list[str], new: list[str], ctx: _Context, hint_note: str | None
+) -> _Replacement | Refused:
+    core_old = old[match.lead : len(old) - match.trail]
+    new_lead, new_trail = blank_edge_counts(new)
+    drop_lead = min(match.lead, new_lead)
+    drop_trail = min(match.trail, new_trail, len(new) - drop_lead)
+    core_new = new[drop_lead : len(new) - drop_trail]
+    region = list(ctx.index.lines[match.start : match.end])
+    literal = {line.strip() for line in core_old}
+    placeholders = placeholders_in(core_new, literal)
+    mapped = _file_form(region, core_old, core_new, match.reindent, set(placeholders))
+    if isinstance(mapped, int):
+        return Refused(
+            "indentation_mismatch",
+            f"The {ctx.noun} matches lines {ctx.line(match.start)}-{ctx.line(match.end - 1)} "
+            f"with other indentation ({match.reindent.describe()}), but its new line "
+            f"`{core_new[mapped].strip()}` is indented in a way that cannot be carried over. "
+            "Write the block with the file's exact indentation.",
+        )
+    expanded = expand_elisions(region, mapped, placeholders, ctx.line(match.start))
+    if isinstance(expanded, Refused):
+        return expanded
+    notes = list(_strategy_notes(match, ctx))
+    if hint_note:
+        notes.append(hint_note)
+    notes.extend(expanded.notes)
+    return _Replacement(match.start, match.end, expanded.lines, match.strategy, tuple(notes))
+
+
+def _file_form(
+    region: Sequence[str],
+    old: Sequence[str],
+    new: Sequence[str],
+    reindent: Reindent,
+    placeholders: set[int],
+) -> list[str] | int:
+    """`new` as the file will hold it: lines equal to an old line are the file's line
+    (byte-identical), changed lines re-indented. An int is the index of a new line
+    whose indentation cannot be mapped."""
+    out: list[str] = []
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.extend(region[i1:i2])
+            continue
+        for j in range(j1, j2):
+            if j in placeholders:
+                out.append(new[j])
+                continue
+            line = reindent.line(new[j])
+            if line is None:
+                return j
+            out.append(line)
+    return out
+
+
+def _strategy_notes(match: Match, ctx: _Context) -> list[str]:
+    if match.strategy == "exact":
+        return []
+    where = f"lines {ctx.line(match.start)}-{ctx.line(match.end - 1)}"
+    what = {
+        "trailing_whitespace": "trailing whitespace",
+        "indentation": "indentation",
+        "blank_edges": "indentation and blank lines at its edges",
+        "unicode_punctuation": "typographic quotes, dashes and spaces",
+    }.get(match.strategy, match.strategy)
+    note = f"Matched {where} ignoring {what}"
+    if match.reindent.kind != "same":
+        note += f"; {match.reindent.describe()}, so changed lines were re-indented"
+    return [note]
+
+
+def _choose(
+    matches: list[Match], hint_line: int | None, ctx: _Context
+) -> tuple[Match, str | None] | Refused:
+    """The one match, or the one nearest the hint when it is strictly nearest."""
+    if len(matches) == 1:
+        return matches[0], None
+    starts = [ctx.line(m.start) for m in matches]
+    if hint_line is not None:
+        hint = ctx.composer.to_current(hint_line - 1)
+        distances = [abs(m.start - hint) for m in matches]
+        nearest = min(distances)
+        if distances.count(nearest) == 1:
+            chosen = matches[distances.index(nearest)]
+            return chosen, (
+                f"The {ctx.noun} matches lines {_and(starts)}; chose line "
+                f"{ctx.line(chosen.start)}, nearest to the hint line {hint_line}"
+            )
+    if ctx.block.format == "common_prefix":
+        message = f"Edit location is ambiguous (matches at lines {_and(starts)})"
+    else:
+        message = f"The {ctx.noun} matches {len(matches)} places (lines {_and(starts)})"
+    return Refused("ambiguous", message + "; add surrounding lines to make it unique.")
+
+
+def _covered_by_new(
+    old: list[str], new: list[str], matches: list[Match], windows: list[Window], ctx: _Context
+) -> dict[Match, Match]:
+    """When the old lines are part of the new ones (a hunk that only adds lines
+    around its context), each old match that lies inside a match of the new lines,
+    with that match: there, the hunk is already applied."""
+    if len(new) <= len(old):
+        return {}
+    old_keys = [line.strip() for line in old]
+    new_keys = [line.strip() for line in new]
+    size = len(old_keys)
+    if not any(new_keys[k : k + size] == old_keys for k in range(len(new_keys) - size + 1)):
+        return {}
+    found = search(ctx.index, new, windows)
+    covered = {}
+    for match in matches:
+        for covering in found:
+            if covering.start <= match.start and match.end <= covering.end:
+                covered[match] = covering
+                break
+    return covered
+
+
+def _already(match: Match, ctx: _Context) -> AlreadyApplied:
+    return AlreadyApplied(
+        f"The replacement is already in {ctx.where} at lines "
+        f"{ctx.line(match.start)}-{ctx.line(match.end - 1)}."
+    )
+
+
+def _insert_without_context(
+    hunk: Hunk, new: list[str], windows: list[Window], ctx: _Context
+) -> _Replacement | AlreadyApplied | Refused:
+    """A hunk with no old lines: a create, a diff insertion at its line, or an
+    insertion after its V4A scope."""
+    lines = ctx.index.lines
+    if not new:
+        return AlreadyApplied("The hunk changes nothing: it has no old and no new lines.")
+    if not lines:
+        return _Replacement(0, 0, tuple(new), "empty_file", ())
+    if hunk.hint_line is not None:
+        # a unified diff `@@ -l,0 +m,n @@` inserts after line l (l = 0: at the top)
+        count = len(ctx.composer.original)
+        if not 0 <= hunk.hint_line <= count:
+            return Refused(
+                "line_out_of_range",
+                f"The {ctx.noun} inserts after line {hunk.hint_line}, but {ctx.where} "
+                f"has {count} lines.",
+            )
+        at = ctx.composer.to_current(hunk.hint_line)
+        return _Replacement(at, at, tuple(new), "hint_line", ())
+    if hunk.scope and len(windows) == 1:
+        at = windows[0][0]
+        return _Replacement(at, at, tuple(new), "scope", ())
+    if hunk.scope:
+        scope_lines = [ctx.line(lo - 1) for lo, _ in windows]
+        return Refused(
+            "ambiguous",
+            f"The scope `{hunk.scope[-1].strip()}` matches {len(windows)} places "
+            f"(lines {_and(scope_lines)}); add more scope or context lines to make it unique.",
+        )
+    return Refused(
+        "not_found",
+        f"An empty {ctx.noun} only creates a new file or fills an empty one, and "
+        f"{ctx.where} has {len(lines)} lines. To insert lines, put the lines just before "
+        "the insertion point in both the old and the new text.",
+    )
+
+
+def _scope_windows(scope: Sequence[str], ctx: _Context) -> list[Window] | Refused:
+    """The regions below each V4A `@@` scope line, found in order, each inside the
+    previous one's block (its more-indented lines)."""
+    lines = ctx.index.lines
+    windows: list[Window] = [(0, len(lines))]
+    for depth, written in enumerate(scope):
+        found: list[Window] = []
+        for lo, hi in windows:
+            for at in _scope_matches(written, ctx.index, lo, hi):
+                found.append((at + 1, _block_end(lines, at, hi)))
+        if not found:
+            after = f" after `{scope[depth - 1].strip()}`" if depth else ""
+            return Refused(
+                "not_found",
+                f"The scope line `{written.strip()}`{after} was not found in {ctx.where}.",
+            )
+        windows = sorted(set(found))
+    return windows
+
+
+def _scope_matches(written: str, index: LineIndex, lo: int, hi: int) -> list[int]:
+    matches = search(index, [written], [(lo, hi)])
+    if matches:
+        return [m.start for m in matches]
+    # `@@ class Foo` names `class Foo(Base):`: a line that starts with the scope text
+    wanted = written.strip()
+    if not wanted:
+        return []
+    found = []
+    for at in range(lo, hi):
+        line = index.lines[at].strip()
+        if line.startswith(wanted) and not line[len(wanted) : len(wanted) + 1].isidentifier():
+            found.append(at)
+    return found
+
+
+def _block_end(lines: Sequence[str], at: int, hi: int) -> int:
+    """The end of the block a line opens: the next non-blank line indented no deeper."""
+    depth = len(leading_whitespace(lines[at]))
+    for end in range(at + 1, hi):
+        line = lines[end]
+        if line.strip() and len(leading_whitespace(line)) <= depth:
+            return end
+    return hi
+
+
+def _not_found(
+    hunk: Hunk, old: list[str], new: list[str], windows: list[Window], ctx: _Context
+) -> AlreadyApplied | Refused:
+    if new and new != old:
+        found = search(ctx.index, new, windows)
+        if len(found) == 1:
+            return _already(found[0], ctx)
+    if not ctx.index.lines:
+        return Refused("not_found", f"The {ctx.noun} was not found: {ctx.where} is empty.")
+    if ctx.block.format == "common_prefix":
+        anchor = _common_prefix(old, new)
+        if anchor and len(anchor) < len(old):
+            return _anchor_diagnosis(anchor, old, windows, ctx)
+        return Refused(
+            "not_found",
+            f"Content sequence not found in {ctx.where}.{_similar(old, windows, ctx)}",
+        )
+    scope = f" below `{hunk.scope[-1].strip()}`" if hunk.scope else ""
+    return Refused(
+        "not_found",
+        f"{_capital(ctx.noun)} not found in {ctx.where}{scope}.{_similar(old, windows, ctx)}",
+    )
+
+
+def _anchor_diagnosis(
+    anchor: list[str], old: list[str], windows: list[Window], ctx: _Context
+) -> Refused:
+    """Seed 001's messages: the anchor (common leading lines) missing, ambiguous,
+    or found with other lines after it."""
+    found = search(ctx.index, anchor, windows)
+    if not found:
+        return Refused(
+            "not_found",
+            f"Anchor not found in {ctx.where}: `{anchor[0].strip()}`"
+            f"{' (and the lines after it)' if len(anchor) > 1 else ''} is not there."
+            f"{_similar(old, windows, ctx)}",
+        )
+    if len(found) > 1:
+        starts = [ctx.line(m.start) for m in found]
+        return Refused(
+            "not_found",
+            f"Content sequence not found in {ctx.where}: the anchor matches {len(found)} places "
+            f"(lines {_and(starts)}), and the old lines follow it at none of them.",
+        )
+    match = found[0]
+    key = STRATEGIES[match.strategy].key
+    rest = old[len(anchor) - match.trail :]
+    lines = ctx.index.lines
+    for offset, expected in enumerate(rest):
+        at = match.end + offset
+        if at >= len(lines):
+            return Refused(
+                "old_lines_mismatch",
+                f"Old lines don't match content after anchor (anchor at lines "
+                f"{ctx.line(match.start)}-{ctx.line(match.end - 1)}): the file ends at line "
+                f"{ctx.line(len(lines) - 1)}, but `{expected.strip()}` was expected next.",
+            )
+        if key(lines[at]) != key(expected):
+            return Refused(
+                "old_lines_mismatch",
+                f"Old lines don't match content after anchor (anchor at lines "
+                f"{ctx.line(match.start)}-{ctx.line(match.end - 1)}): line {ctx.line(at)} "
+                f"is `{lines[at]}` but the block expects `{expected}`.",
+            )
+    # the anchor and the lines after it match line by line, but not as one block
+    return Refused(
+        "old_lines_mismatch",
+        f"Old lines don't match content after anchor (anchor at line {ctx.line(match.start)}): "
+        "their indentation differs from the file's in a way that is not uniform.",
+    )
+
+
+def _common_prefix(old: Sequence[str], new: Sequence[str]) -> list[str]:
+    prefix = []
+    for a, b in zip(old, new, strict=False):
+        if a != b:
+            break
+        prefix.append(a)
+    return prefix
+
+
+def _similar(old: Sequence[str], windows: list[Window], ctx: _Context) -> str:
+    window = most_similar(ctx.index, old, windows)
+    if window is None:
+        return " None of its lines occur in the file; check the path and the text."
+    start, end = window
+    quoted = list(ctx.index.lines[start : min(end, start + _QUOTED_LINES)])
+    more = "\n..." if end - start > _QUOTED_LINES else ""
+    if end - start == 1:
+        span = f"line is {ctx.line(start)}"
+    else:
+        span = f"lines are {ctx.line(start)}-{ctx.line(end - 1)}"
+    return f" The most similar {span}:\n" + "\n".join(quoted) + more
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _and(numbers: Sequence[int]) -> str:
+    words = [str(n) for n in numbers]
+    if len(words) <= 2:
+        return " and ".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+@dataclass
+class _Dirty:
+    """A changed stretch: current lines `cur_start`..`cur_end` stand where original
+    lines `orig_start`..`orig_end` were."""
+
+    cur_start: int
+    cur_end: int
+    orig_start: int
+    orig_end: int
+
+    @property
+    def delta(self) -> int:
+        return (self.cur_end - self.cur_start) - (self.orig_end - self.orig_start)
+
+
+class _Composer:
+    """The text as hunk after hunk changes it, remembering which original lines each
+    changed stretch replaced, so the block's edits are given against the original."""
+
+    def __init__(self, original: Sequence[str]) -> None:
+        self.original = original
+        self.current: list[str] = list(original)
+        self.dirty: list[_Dirty] = []
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.dirty)
+
+    def to_original(self, current: int) -> int:
+        shift = 0
+        for region in self.dirty:
+            if region.cur_start <= current < region.cur_end:
+                return region.orig_start
+            if region.cur_end <= current:
+                shift += region.delta
+        return current - shift
+
+    def to_current(self, original: int) -> int:
+        shift = 0
+        for region in self.dirty:
+            if region.orig_start <= original < region.orig_end:
+                return region.cur_start
+            if region.orig_end <= original:
+                shift += region.delta
+        return original + shift
+
+    def replace(self, start: int, end: int, lines: Sequence[str]) -> None:
+        delta = len(lines) - (end - start)
+        merged = [r for r in self.dirty if r.cur_start <= end and start <= r.cur_end]
+        kept = [r for r in self.dirty if r not in merged]
+        first, last = start, end
+        orig_start = orig_end = None
+        for region in merged:
+            if region.cur_start <= first:
+                first, orig_start = region.cur_start, region.orig_start
+            if region.cur_end >= last:
+                last, orig_end = region.cur_end, region.orig_end
+        before = sum(r.delta for r in self.dirty if r.cur_end <= first and r not in merged)
+        if orig_start is None:
+            orig_start = first - before
+        if orig_end is None:
+            inside = sum(r.delta for r in merged)
+            orig_end = last - before - inside
+        self.current[start:end] = lines
+        for region in kept:
+            if region.cur_start >= end:
+                region.cur_start += delta
+                region.cur_end += delta
+        kept.append(_Dirty(first, last + delta, orig_start, orig_end))
+        self.dirty = sorted(kept, key=lambda r: r.cur_start)
+
+    def edits(self) -> tuple[LineEdit, ...]:
+        edits: list[LineEdit] = []
+        for region in self.dirty:
+            edits.extend(
+                minimal_edits(
+                    self.original[region.orig_start : region.orig_end],
+                    self.current[region.cur_start : region.cur_end],
+                    region.orig_start,
+                )
+            )
+        return tuple(edits)

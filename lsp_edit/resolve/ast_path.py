@@ -1,0 +1,259 @@
+"""Places a fenced block addressed by AST path (` ```python:Client-chat:after `).
+
+The path is looked up in the document's symbol index; the block replaces the
+symbol (default), is inserted before or after it, or removes it. Replacements
+and insertions are re-indented to the symbol's indentation, insertions are
+separated from their neighbours the way the file separates definitions, and a
+replacement touches only the lines that really change.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from lsp_edit.blocks.model import AstTarget, FencedEdit
+from lsp_edit.resolve.diffing import minimal_edits
+from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
+from lsp_edit.symbols.index import find_symbols, index_symbols
+from lsp_edit.symbols.languages import LanguageSpec, spec_for, supported_languages
+from lsp_edit.symbols.model import Symbol
+from lsp_edit.text import LineEdit, Text
+
+STRATEGY = "ast_path"
+_MAX_SUGGESTIONS = 8
+_MAX_GAP = 3
+
+
+def resolve_ast_path(block: FencedEdit, text: Text, language: str) -> Resolution:
+    """Places `block` (whose target is an AstTarget) in `text`, written in `language`."""
+    target = block.target
+    if not isinstance(target, AstTarget):
+        return Refused("invalid_operation", "this block has no AST path target")
+    spec = spec_for(language)
+    if spec is None:
+        return _unsupported(language)
+    content = _trim_blank_edges(block.content)
+    if target.action == "replace" and not content:
+        return Refused(
+            "invalid_operation",
+            f"the block for `{target.written}` is empty; use `{spec.tags[0]}:{target.written}"
+            ":remove` to delete a symbol",
+        )
+    symbols = index_symbols(text, spec.name)
+    located = _locate(symbols, spec, target.parts, target.written, content, target.action, text)
+    if isinstance(located, Refused):
+        return located
+    if target.action == "remove":
+        return _remove(located, text)
+    lines = _reindent(content, located.indent, spec)
+    if target.action == "replace":
+        return _replace(located, lines, spec, text, target.written)
+    gap = _blank_gap(located, symbols, text)
+    if target.action == "before":
+        new = (*lines, *([""] * gap))
+        return Placed((LineEdit(located.start_line, located.start_line, new),), STRATEGY)
+    new = (*([""] * gap), *lines)
+    return Placed((LineEdit(located.end_line, located.end_line, new),), STRATEGY)
+
+
+def locate_symbol(text: Text, language: str, parts: Sequence[str]) -> Symbol | Refused:
+    """The one symbol at `parts` in `text`, or why there is not exactly one
+    (`symbol_not_found`, `symbol_ambiguous`, `unsupported_language`)."""
+    spec = spec_for(language)
+    if spec is None:
+        return _unsupported(language)
+    symbols = index_symbols(text, spec.name)
+    return _locate(symbols, spec, tuple(parts), "-".join(parts), (), "remove", text)
+
+
+def _locate(
+    symbols: Sequence[Symbol],
+    spec: LanguageSpec,
+    parts: Sequence[str],
+    written: str,
+    content: Sequence[str],
+    action: str,
+    text: Text,
+) -> Symbol | Refused:
+    candidates = find_symbols(symbols, parts)
+    if not candidates:
+        return _not_found(symbols, spec, parts, written)
+    if len(candidates) == 1:
+        return candidates[0]
+    if action == "replace":
+        # The replacement's own signature line picks one of several same-named symbols.
+        signature = _signature_line(content, spec)
+        chosen = [c for c in candidates if text.lines[c.body_start_line].strip() == signature]
+        if len(chosen) == 1:
+            return chosen[0]
+    listing = "; ".join(
+        f"lines {_lines(c)}: `{text.lines[c.body_start_line].strip()}`" for c in candidates
+    )
+    how = (
+        "Start the replacement with the exact signature line of the one to change"
+        if action == "replace"
+        else "Use a line-range block for the one you mean"
+    )
+    return Refused(
+        "symbol_ambiguous",
+        f"AST path `{written}` names {len(candidates)} symbols in this file ({listing}). {how}.",
+    )
+
+
+def _not_found(
+    symbols: Sequence[Symbol], spec: LanguageSpec, parts: Sequence[str], written: str
+) -> Refused:
+    if not symbols:
+        return Refused(
+            "symbol_not_found",
+            f"No symbol `{written}`: this {spec.name} file has no definitions an AST path can "
+            "name. Use a line range or the complete file instead.",
+        )
+    by_path = {symbol.dotted: symbol for symbol in reversed(symbols)}
+    wanted = "-".join(parts)
+    names = list(by_path)
+    close = difflib.get_close_matches(wanted, names, n=_MAX_SUGGESTIONS, cutoff=0.5)
+    last = parts[-1].lower() if parts else ""
+    same_name = [name for name, s in by_path.items() if s.path[-1].lower() == last]
+    suggestions = list(dict.fromkeys([*close, *same_name]))[:_MAX_SUGGESTIONS]
+    if suggestions:
+        listed = ", ".join(
+            f"`{name}` ({by_path[name].kind}, lines {_lines(by_path[name])})"
+            for name in suggestions
+        )
+        hint = f"Closest paths: {listed}."
+    else:
+        top = [name for name, s in by_path.items() if len(s.path) == 1][:_MAX_SUGGESTIONS]
+        hint = f"Top-level symbols: {', '.join(f'`{name}`' for name in top)}."
+    return Refused(
+        "symbol_not_found",
+        f"No symbol `{written}` in this {spec.name} file. {hint} "
+        "Retry with an existing path (names joined by `-`, outermost first).",
+    )
+
+
+def _unsupported(language: str) -> Refused:
+    return Refused(
+        "unsupported_language",
+        f"AST paths are not available for `{language}`; supported: "
+        f"{', '.join(supported_languages())}. Use a line range or the complete file instead.",
+    )
+
+
+def _replace(
+    symbol: Symbol, lines: Sequence[str], spec: LanguageSpec, text: Text, written: str
+) -> Resolution:
+    # Without its own comment/decorator the replacement keeps the symbol's.
+    start = symbol.start_line if _leads_with_comment(lines, spec) else symbol.body_start_line
+    old = text.lines[start : symbol.end_line]
+    if list(old) == list(lines):
+        return AlreadyApplied(
+            f"`{written}` already has this content (lines {start + 1}-{symbol.end_line})"
+        )
+    return Placed(minimal_edits(old, lines, start), STRATEGY)
+
+
+def _remove(symbol: Symbol, text: Text) -> Placed:
+    """Deletes the symbol and one of the blank runs around it, so the blank lines
+    left are those the file had between the neighbours."""
+    lines = text.lines
+    above = 0
+    while symbol.start_line - above > 0 and not lines[symbol.start_line - above - 1].strip():
+        above += 1
+    below = 0
+    while symbol.end_line + below < len(lines) and not lines[symbol.end_line + below].strip():
+        below += 1
+    at_end = symbol.end_line + below >= len(lines)
+    start, end = symbol.start_line, symbol.end_line
+    if above == 0 or (below and not at_end and below <= above):
+        end += below
+    else:
+        start -= above
+    return Placed((LineEdit(start, end, ()),), STRATEGY)
+
+
+def _blank_gap(symbol: Symbol, symbols: Sequence[Symbol], text: Text) -> int:
+    """The blank lines the file puts between this symbol and its neighbour at the
+    same indentation (above, else below); 1 when it has none."""
+    lines = text.lines
+    previous = max(
+        (
+            s.end_line
+            for s in symbols
+            if s.indent == symbol.indent and s.end_line <= symbol.start_line
+        ),
+        default=None,
+    )
+    if previous is not None and all(
+        not line.strip() for line in lines[previous : symbol.start_line]
+    ):
+        return min(symbol.start_line - previous, _MAX_GAP) or 1
+    following = min(
+        (
+            s.start_line
+            for s in symbols
+            if s.indent == symbol.indent and s.start_line >= symbol.end_line
+        ),
+        default=None,
+    )
+    if following is not None and all(
+        not line.strip() for line in lines[symbol.end_line : following]
+    ):
+        return min(following - symbol.end_line, _MAX_GAP) or 1
+    return 1
+
+
+def _trim_blank_edges(content: Sequence[str]) -> tuple[str, ...]:
+    start, end = 0, len(content)
+    while start < end and not content[start].strip():
+        start += 1
+    while end > start and not content[end - 1].strip():
+        end -= 1
+    return tuple(content[start:end])
+
+
+def _is_leading_line(line: str, spec: LanguageSpec) -> bool:
+    return line.lstrip().startswith(spec.comment_prefixes + spec.attribute_prefixes)
+
+
+def _leads_with_comment(lines: Sequence[str], spec: LanguageSpec) -> bool:
+    return bool(lines) and _is_leading_line(lines[0], spec)
+
+
+def _signature_line(content: Sequence[str], spec: LanguageSpec) -> str:
+    """The first line that is neither blank nor a comment/attribute, stripped."""
+    in_block_comment = False
+    for line in content:
+        stripped = line.strip()
+        if in_block_comment:
+            in_block_comment = "*/" not in stripped
+            continue
+        if not stripped or _is_leading_line(line, spec):
+            in_block_comment = stripped.startswith("/*") and "*/" not in stripped
+            continue
+        return stripped
+    return ""
+
+
+def _reindent(content: Sequence[str], indent: str, spec: LanguageSpec) -> tuple[str, ...]:
+    """Shifts the block so its definition line sits at `indent`; lines indented
+    less than that line are left as written (string contents)."""
+    signature = _signature_line(content, spec)
+    definition = next((line for line in content if line.strip() == signature), "")
+    base = definition[: len(definition) - len(definition.lstrip())]
+    if base == indent:
+        return tuple(content)
+    shifted = []
+    for line in content:
+        if not line.strip():
+            shifted.append("")
+        elif line.startswith(base):
+            shifted.append(indent + line[len(base) :])
+        else:
+            shifted.append(line)
+    return tuple(shifted)
+
+
+def _lines(symbol: Symbol) -> str:
+    return f"{symbol.start_line + 1}-{symbol.end_line}"

@@ -1,0 +1,215 @@
+"""Placeholders that stand for unchanged code (`# ... existing code ...`).
+
+LLMs shorten replacements with a comment that means "the original lines go here".
+Taken literally, such a line would delete everything it stands for. Here each
+placeholder is either filled with the original lines between its neighbours,
+when they can be told apart without guessing, or the block is refused with
+`elision_ambiguous`.
+
+A placeholder is a whole line: a comment (`#`, `//`, `--`, `;`, `%`, `/* */`,
+`<!-- -->`, `{/* */}`, `(* *)`) whose text is only dots or mentions `...`/`…`
+together with words like existing/unchanged/rest/remaining, or says "rest of the
+code (unchanged)", "existing code here" and the like; or `...`/`…` alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from lsp_edit.resolve.model import Refused
+
+_LINE_COMMENT = re.compile(r"\s*(?:#+|//+|--|;+|%+)\s*(?P<body>.*?)\s*")
+_BLOCK_COMMENT = re.compile(
+    r"\s*(?:\{/\*|/\*+|<!--|\(\*)\s*(?P<body>.*?)\s*(?:\*/\}|\*+/|-->|\*\))\s*"
+)
+_BARE = re.compile(r"\s*(?:\.{3,}|…)\s*")
+
+_DOTS = r"(?:\.{3,}|…)"
+_ONLY_DOTS = re.compile(rf"{_DOTS}(?:\s*{_DOTS})*")
+_WORD = (
+    r"(?:existing|unchanged|rest|remaining|remainder|same|as before|previous|omitted|elided"
+    r"|other (?:code|methods|functions|lines|fields|members|imports|tests|cases)|more code)"
+)
+# dots at an edge of the text plus one of the words: "... existing code ...", "rest of file ..."
+_DOTTED = re.compile(rf"(?:{_DOTS}.*\b{_WORD}\b.*|.*\b{_WORD}\b.*{_DOTS})", re.IGNORECASE)
+_NOUN = (
+    r"(?:code|file|function|method|class|body|implementation|module|lines|content|contents"
+    r"|component|functions|methods|imports|tests|logic|script|config|struct|impl)"
+)
+_STAYS = r"(?:\s+(?:is|are|remains?|stays?|goes))?\s+(?:unchanged|the same|as before|here|omitted)"
+# worded without dots: "rest of the code unchanged", "existing code here", "unchanged code"
+_WORDED = re.compile(
+    rf"(?:(?:the\s+)?(?:rest|remainder)\s+of\s+(?:the\s+)?(?:\w+\s+)?{_NOUN}(?:{_STAYS})?"
+    rf"|(?:keep\s+)?(?:the\s+)?existing\s+{_NOUN}(?:{_STAYS})?"
+    rf"|(?:the\s+)?(?:remaining|other|original)\s+{_NOUN}{_STAYS}"
+    rf"|(?:everything\s+else|{_NOUN}){_STAYS}"
+    rf"|(?:unchanged|same as before)(?:\s+{_NOUN})?)",
+    re.IGNORECASE,
+)
+
+
+def is_placeholder(line: str) -> bool:
+    """True when the whole line is a comment (or bare `...`) standing for elided code."""
+    if _BARE.fullmatch(line):
+        return True
+    match = _BLOCK_COMMENT.fullmatch(line) or _LINE_COMMENT.fullmatch(line)
+    if match is None:
+        return False
+    body = match.group("body").strip("[]() \t:.,;-").strip()
+    raw = match.group("body").strip()
+    if _ONLY_DOTS.fullmatch(raw):
+        return True
+    return bool(_DOTTED.fullmatch(raw) or _WORDED.fullmatch(body))
+
+
+def placeholders_in(new: Sequence[str], literal: Collection[str]) -> list[int]:
+    """Indices of the placeholder lines in `new`, except those whose text (stripped)
+    is in `literal` (the old lines hold the same comment: it is real)."""
+    return [i for i, line in enumerate(new) if is_placeholder(line) and line.strip() not in literal]
+
+
+@dataclass(frozen=True)
+class Expanded:
+    """New lines with every placeholder replaced by the original lines it stands for."""
+
+    lines: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+def expand_elisions(
+    original: Sequence[str],
+    new: Sequence[str],
+    placeholders: Sequence[int],
+    first_line: int = 1,
+) -> Expanded | Refused:
+    """Replaces each placeholder in `new` with the lines of `original` between its
+    neighbours.
+
+    `original` is the region the new lines replace (file lines); `new` is in the
+    file's form already (kept lines equal to the file's); `first_line` is the
+    1-based document line of `original[0]`, for messages. Neighbours are compared
+    with surrounding whitespace ignored. The line before a placeholder must be found
+    after the previous fill, the line after it after that line; a neighbour found
+    more than once counts only when its whole run of lines up to the next
+    placeholder matches in just one place, or, at the two ends of `new`, when it
+    lines up with the end of `original`.
+    """
+    if not placeholders:
+        return Expanded(tuple(new), ())
+    keys = [line.strip() for line in original]
+    groups = _consecutive(placeholders)
+    out: list[str] = []
+    notes: list[str] = []
+    cursor = 0  # the first original line the next fill may take
+    taken = 0  # the first new line not yet copied
+    for number, group in enumerate(groups):
+        written = new[group[0]].strip()
+        before = new[taken : group[0]]
+        next_start = groups[number + 1][0] if number + 1 < len(groups) else len(new)
+        after = new[group[-1] + 1 : next_start]
+        if before:
+            found = _locate(keys, before, cursor, at_end=False, head=number == 0)
+            if isinstance(found, list):
+                return _refuse(written, group[0], before[-1], found, first_line)
+            fill_start = found + 1
+        else:
+            fill_start = cursor
+        if after:
+            found = _locate(keys, after, fill_start, at_end=True, tail=next_start == len(new))
+            if isinstance(found, list):
+                return _refuse(written, group[0], after[0], found, first_line)
+            fill_end = found
+        else:
+            fill_end = len(original)
+        out.extend(before)
+        out.extend(original[fill_start:fill_end])
+        notes.append(_note(written, fill_end - fill_start, fill_start + first_line))
+        cursor = fill_end
+        taken = group[-1] + 1
+    out.extend(new[taken:])
+    return Expanded(tuple(out), tuple(notes))
+
+
+def _consecutive(indices: Sequence[int]) -> list[list[int]]:
+    """Adjacent placeholders stand for one stretch of original lines."""
+    groups: list[list[int]] = []
+    for index in indices:
+        if groups and groups[-1][-1] == index - 1:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    return groups
+
+
+def _locate(
+    keys: Sequence[str],
+    run: Sequence[str],
+    lo: int,
+    *,
+    at_end: bool,
+    head: bool = False,
+    tail: bool = False,
+) -> int | list[int]:
+    """Where the neighbour of a placeholder is in the original (0-based), or else
+    every place it occurs (none: it is not there; several: they cannot be told apart).
+
+    `at_end` False: the neighbour is `run[-1]` (the line above the placeholder);
+    True: `run[0]` (the line below).
+    """
+    run_keys = [line.strip() for line in run]
+    size = len(run_keys)
+    if head and list(keys[:size]) == run_keys and size - 1 >= lo:
+        return size - 1
+    last = len(keys) - size
+    if tail and last >= lo and list(keys[last:]) == run_keys:
+        return last
+    neighbour = run_keys[0] if at_end else run_keys[-1]
+    found = [i for i in range(lo, len(keys)) if keys[i] == neighbour]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        return found
+    if at_end:
+        whole = [i for i in found if list(keys[i : i + size]) == run_keys]
+    else:
+        whole = [i for i in found if i + 1 >= size and list(keys[i + 1 - size : i + 1]) == run_keys]
+    if len(whole) == 1:
+        return whole[0]
+    return found
+
+
+def _refuse(
+    placeholder: str, at: int, neighbour: str, found: Sequence[int], first_line: int
+) -> Refused:
+    head = (
+        f"Could not expand the placeholder `{placeholder}` (line {at + 1} of the new text): "
+        f"the line next to it, `{neighbour.strip()}`,"
+    )
+    if not found:
+        reason = " is not in the original lines it replaces"
+    else:
+        lines = [i + first_line for i in found]
+        reason = f" occurs {len(lines)} times in the original (lines {_and(lines)})"
+    return Refused(
+        "elision_ambiguous",
+        f"{head}{reason}, so it is unclear which original lines the placeholder stands for. "
+        "Keep one unchanged original line directly above and below each placeholder, "
+        "or write the lines out in full.",
+    )
+
+
+def _note(placeholder: str, count: int, first: int) -> str:
+    if count == 0:
+        return f"Removed the placeholder `{placeholder}`: no original lines were left out there"
+    where = f"line {first}" if count == 1 else f"lines {first}-{first + count - 1}"
+    plural = "line" if count == 1 else "lines"
+    return f"Filled {count} elided {plural} at `{placeholder}` from the original ({where})"
+
+
+def _and(numbers: Sequence[int]) -> str:
+    words = [str(n) for n in numbers]
+    if len(words) <= 2:
+        return " and ".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]

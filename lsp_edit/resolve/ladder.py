@@ -1,0 +1,410 @@
+"""The matching ladder: how a block's old lines are found in a document.
+
+The ladder is data: an ordered tuple of named strategies, strictest first. Each
+later strategy accepts everything the one before it accepts, and a little more:
+
+- `exact`: the lines as written;
+- `trailing_whitespace`: each line with trailing whitespace removed;
+- `indentation`: leading whitespace may differ by one uniform transform (a prefix
+  added or removed on every line, or tabs written as spaces consistently);
+- `blank_edges`: as `indentation`, with blank lines at the start and end of the
+  old lines ignored;
+- `unicode_punctuation`: as `blank_edges`, with curly quotes, dashes, non-breaking
+  spaces and the ellipsis character read as their ASCII forms on both sides.
+
+The first strategy that finds any match decides; the caller then needs exactly one
+match (or a hint that picks one). Lines are found through an index from each
+strategy's normalised line to its positions, searched by the block's rarest line,
+so placing a block costs about the block's size times the rarest line's count,
+not the file's size.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Literal
+
+from lsp_edit.text import Text
+
+Normaliser = Callable[[str], str]
+
+_PUNCTUATION = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
+        "\u2026": "...",
+        "\u00a0": " ",
+        "\u2002": " ",
+        "\u2003": " ",
+        "\u2004": " ",
+        "\u2005": " ",
+        "\u2006": " ",
+        "\u2007": " ",
+        "\u2008": " ",
+        "\u2009": " ",
+        "\u200a": " ",
+        "\u202f": " ",
+        "\u205f": " ",
+        "\u3000": " ",
+    }
+)
+
+
+def normalise_punctuation(line: str) -> str:
+    """Curly quotes, dashes, odd spaces and `…` as their ASCII forms."""
+    if line.isascii():  # the common case costs one flag check
+        return line
+    return line.translate(_PUNCTUATION)
+
+
+def _as_written(line: str) -> str:
+    return line
+
+
+def _without_trailing_space(line: str) -> str:
+    return line.rstrip()
+
+
+def _without_edge_space(line: str) -> str:
+    return line.strip()
+
+
+def _plain_punctuation(line: str) -> str:
+    return normalise_punctuation(line).strip()
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One rung of the ladder.
+
+    `key` normalises a line for comparison (and for the index); `reindent` lets the
+    leading whitespace differ by one uniform transform; `blank_edges` ignores blank
+    lines at the start and end of the old lines.
+    """
+
+    name: str
+    key: Normaliser
+    reindent: bool
+    blank_edges: bool
+
+
+LADDER: tuple[Strategy, ...] = (
+    Strategy("exact", _as_written, reindent=False, blank_edges=False),
+    Strategy("trailing_whitespace", _without_trailing_space, reindent=False, blank_edges=False),
+    Strategy("indentation", _without_edge_space, reindent=True, blank_edges=False),
+    Strategy("blank_edges", _without_edge_space, reindent=True, blank_edges=True),
+    Strategy("unicode_punctuation", _plain_punctuation, reindent=True, blank_edges=True),
+)
+"""The ladder, strictest first."""
+
+STRATEGIES: dict[str, Strategy] = {strategy.name: strategy for strategy in LADDER}
+
+
+def ladder_rank(name: str) -> int:
+    """The position of a strategy in the ladder; names outside it rank first."""
+    for rank, strategy in enumerate(LADDER):
+        if strategy.name == name:
+            return rank
+    return -1
+
+
+def leading_whitespace(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def is_blank(line: str) -> bool:
+    return not line.strip()
+
+
+ReindentKind = Literal["same", "add", "remove", "spaces_to_tabs", "tabs_to_spaces"]
+
+
+@dataclass(frozen=True)
+class Reindent:
+    """How the block's indentation maps to the file's, found on the old lines and
+    applied to the new lines the block changes.
+
+    `add`/`remove` put or take `prefix` at the start of every indentation; the
+    conversions read `width` spaces as one tab.
+    """
+
+    kind: ReindentKind = "same"
+    prefix: str = ""
+    width: int = 0
+
+    def indent(self, indent: str) -> str | None:
+        """The file's form of a block indentation; None when it cannot be mapped."""
+        if self.kind == "same":
+            return indent
+        if self.kind == "add":
+            return self.prefix + indent
+        if self.kind == "remove":
+            return indent[len(self.prefix) :] if indent.startswith(self.prefix) else None
+        if self.kind == "spaces_to_tabs":
+            if set(indent) <= {" "} and len(indent) % self.width == 0:
+                return "\t" * (len(indent) // self.width)
+            return None
+        if set(indent) <= {"\t"}:
+            return " " * (len(indent) * self.width)
+        return None
+
+    def line(self, line: str) -> str | None:
+        """The file's form of a whole block line; None when its indentation cannot be mapped."""
+        if self.kind == "same":
+            return line
+        if is_blank(line):
+            return ""
+        indent = leading_whitespace(line)
+        mapped = self.indent(indent)
+        return None if mapped is None else mapped + line[len(indent) :]
+
+    def describe(self) -> str:
+        if self.kind == "add":
+            return f"the file indents these lines by {_spell(self.prefix)} more than the block"
+        if self.kind == "remove":
+            return f"the file indents these lines by {_spell(self.prefix)} less than the block"
+        if self.kind == "spaces_to_tabs":
+            return f"the file indents with tabs where the block used {self.width} spaces"
+        if self.kind == "tabs_to_spaces":
+            return f"the file indents with {self.width} spaces where the block used tabs"
+        return "the indentation is the same"
+
+
+SAME_INDENT = Reindent()
+
+
+def _spell(whitespace: str) -> str:
+    tabs = whitespace.count("\t")
+    spaces = len(whitespace) - tabs
+    parts = []
+    if spaces:
+        parts.append(f"{spaces} space{'s' if spaces != 1 else ''}")
+    if tabs:
+        parts.append(f"{tabs} tab{'s' if tabs != 1 else ''}")
+    return " and ".join(parts) or "nothing"
+
+
+def detect_reindent(block: Sequence[str], found: Sequence[str]) -> Reindent | None:
+    """The one transform that maps every non-blank block line's indentation to the
+    found line's, or None when there is none (the indentation is not uniform)."""
+    pairs = {
+        (leading_whitespace(b), leading_whitespace(f))
+        for b, f in zip(block, found, strict=True)
+        if not is_blank(b) and not is_blank(f)
+    }
+    if all(b == f for b, f in pairs):
+        return SAME_INDENT
+    added = {f[: len(f) - len(b)] for b, f in pairs if f.endswith(b)}
+    if len(added) == 1 and all(f.endswith(b) for b, f in pairs):
+        return Reindent("add", prefix=added.pop())
+    removed = {b[: len(b) - len(f)] for b, f in pairs if b.endswith(f)}
+    if len(removed) == 1 and all(b.endswith(f) for b, f in pairs):
+        return Reindent("remove", prefix=removed.pop())
+    width = _conversion_width(pairs, " ", "\t")
+    if width:
+        return Reindent("spaces_to_tabs", width=width)
+    width = _conversion_width({(f, b) for b, f in pairs}, " ", "\t")
+    if width:
+        return Reindent("tabs_to_spaces", width=width)
+    return None
+
+
+def _conversion_width(pairs: set[tuple[str, str]], unit: str, tab: str) -> int:
+    """The number of `unit`s per `tab` that explains every pair, or 0."""
+    widths = set()
+    for many, few in pairs:
+        if set(many) - {unit} or set(few) - {tab}:
+            return 0
+        if not few:
+            if many:
+                return 0
+            continue
+        if len(many) % len(few):
+            return 0
+        widths.add(len(many) // len(few))
+    if len(widths) != 1:
+        return 0
+    return max(widths.pop(), 0)
+
+
+class LineIndex:
+    """One document's lines, indexed by each strategy's normalised form.
+
+    Indexes are built on first use, so a block found exactly never pays for the
+    looser strategies.
+    """
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self._keys: dict[Normaliser, Sequence[str]] = {}
+        self._positions: dict[Normaliser, dict[str, list[int]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def keys(self, key: Normaliser) -> Sequence[str]:
+        found = self._keys.get(key)
+        if found is None:
+            found = self.lines if key is _as_written else list(map(key, self.lines))
+            self._keys[key] = found
+        return found
+
+    def positions(self, key: Normaliser, value: str) -> list[int]:
+        """0-based indices of the lines whose `key` form is `value`."""
+        index = self._positions.get(key)
+        if index is None:
+            index = {}
+            for position, normalised in enumerate(self.keys(key)):
+                found = index.get(normalised)
+                if found is None:
+                    index[normalised] = [position]
+                else:
+                    found.append(position)
+            self._positions[key] = index
+        return index.get(value, [])
+
+
+_RECENT: list[tuple[weakref.ref[Text], LineIndex]] = []
+_RECENT_SIZE = 8
+
+
+def index_for(text: Text) -> LineIndex:
+    """The index of a text, kept for the few texts used most recently (a server
+    places many blocks against the same document version)."""
+    for ref, index in _RECENT:
+        if ref() is text:
+            return index
+    index = LineIndex(text.lines)
+    _RECENT.insert(0, (weakref.ref(text), index))
+    del _RECENT[_RECENT_SIZE:]
+    return index
+
+
+@dataclass(frozen=True)
+class Match:
+    """Where old lines were found: file lines `start`..`end` (0-based, end exclusive).
+
+    `lead`/`trail` count the blank old lines left out at each edge (`blank_edges`);
+    `reindent` maps the block's indentation to the file's.
+    """
+
+    start: int
+    end: int
+    strategy: str
+    reindent: Reindent = SAME_INDENT
+    lead: int = 0
+    trail: int = 0
+
+
+Window = tuple[int, int]
+
+
+def blank_edge_counts(lines: Sequence[str]) -> tuple[int, int]:
+    """How many blank lines open and close `lines` (all blank counts as leading)."""
+    lead = 0
+    while lead < len(lines) and is_blank(lines[lead]):
+        lead += 1
+    trail = 0
+    while trail < len(lines) - lead and is_blank(lines[len(lines) - 1 - trail]):
+        trail += 1
+    return lead, trail
+
+
+def find_with(
+    index: LineIndex, old: Sequence[str], strategy: Strategy, windows: Sequence[Window]
+) -> list[Match]:
+    """Every place where `old` matches under one strategy, inside one of `windows`."""
+    lead, trail = blank_edge_counts(old) if strategy.blank_edges else (0, 0)
+    core = old[lead : len(old) - trail]
+    if not core:
+        return []
+    keys = [strategy.key(line) for line in core]
+    pivot, pivot_positions = -1, list[int]()
+    for offset, key in enumerate(keys):
+        positions = index.positions(strategy.key, key)
+        if not positions:
+            return []
+        # blank lines are poor pivots: prefer the rarest line with text
+        if pivot < 0 or (not key, len(positions)) < (not keys[pivot], len(pivot_positions)):
+            pivot, pivot_positions = offset, positions
+    file_keys = index.keys(strategy.key)
+    size = len(core)
+    matches = []
+    for position in pivot_positions:
+        start = position - pivot
+        if not any(lo <= start and start + size <= hi for lo, hi in windows):
+            continue
+        if list(file_keys[start : start + size]) != keys:
+            continue
+        reindent: Reindent | None = SAME_INDENT
+        if strategy.reindent:
+            reindent = detect_reindent(core, index.lines[start : start + size])
+        if reindent is not None:
+            matches.append(Match(start, start + size, strategy.name, reindent, lead, trail))
+    return matches
+
+
+def search(
+    index: LineIndex, old: Sequence[str], windows: Sequence[Window] | None = None
+) -> list[Match]:
+    """The matches of the first strategy in the ladder that finds any; [] if none does."""
+    if windows is None:
+        windows = ((0, len(index)),)
+    for strategy in LADDER:
+        found = find_with(index, old, strategy, windows)
+        if found:
+            return found
+    return []
+
+
+_COMMON_LINE = 50
+_CANDIDATE_WINDOWS = 12
+
+
+def most_similar(
+    index: LineIndex, old: Sequence[str], windows: Sequence[Window] | None = None
+) -> Window | None:
+    """The window of file lines most like `old` (by difflib ratio), looking only
+    near lines that `old` shares with the file; None when it shares none."""
+    if windows is None:
+        windows = ((0, len(index)),)
+    keys = [line.strip() for line in old]
+    votes: Counter[int] = Counter()
+    for offset, key in enumerate(keys):
+        if not key:
+            continue
+        positions = index.positions(_without_edge_space, key)
+        if len(positions) > _COMMON_LINE:  # a `}` or `return` says nothing about where
+            continue
+        for position in positions:
+            votes[position - offset] += 1
+    file_keys = index.keys(_without_edge_space)
+    best: tuple[float, int, int] | None = None
+    for start, _ in votes.most_common(_CANDIDATE_WINDOWS):
+        for lo, hi in windows:
+            first, last = max(lo, start), min(hi, start + len(old))
+            if first >= last:
+                continue
+            ratio = SequenceMatcher(None, list(file_keys[first:last]), keys).ratio()
+            if best is None or (ratio, -first) > (best[0], -best[1]):
+                best = (ratio, first, last)
+    return None if best is None else (best[1], best[2])

@@ -1,0 +1,297 @@
+"""Builds a document's symbol index from a tree-sitter tree and the language's query.
+
+The query (`lsp_edit/grammars/<language>.scm`) names definitions with standard
+captures: `@definition.<kind>` on the definition node, `@name` on its name,
+optionally `@owner` (a Go receiver type, prepended to the path) and `@scope`
+instead of a definition capture for a node that names the definitions inside it
+without being a symbol itself (a Rust `impl` block). Nesting comes from the
+tree: a definition inside another one hangs under it. A name written qualified
+(`net::Client::chat`, `Chat.Net`) gives several path parts.
+
+Rows of the tree are line indices because the parsed source is the document's
+lines joined with `\\n` (whatever their own endings), so CR-only files work too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import tree_sitter as ts
+
+from lsp_edit.symbols.languages import LanguageSpec, grammar, spec_for, symbol_query
+from lsp_edit.symbols.model import Symbol
+from lsp_edit.text import Text
+
+# Kinds whose directly nested functions are methods.
+_TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "scope", "trait", "impl"})
+_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
+_SEPARATOR = re.compile(r"::|\.")
+_INDENT = re.compile(r"[ \t]*")
+
+
+def source_bytes(text: Text) -> bytes:
+    """What the parser reads: the lines joined with `\\n`, UTF-8 (rows = line indices)."""
+    return "\n".join(text.lines).encode("utf-8")
+
+
+def parse(language: str, source: bytes, old_tree: ts.Tree | None = None) -> ts.Tree:
+    """Parses `source`; with `old_tree` (already `edit`ed), reparses incrementally."""
+    parser = ts.Parser(grammar(language))
+    return parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
+
+
+def canonical_language(language: str) -> LanguageSpec:
+    """The table row of a language name or fence tag; ValueError when unknown."""
+    spec = spec_for(language)
+    if spec is None:
+        raise ValueError(f"unsupported language: {language!r}")
+    return spec
+
+
+def index_symbols(text: Text, language: str) -> list[Symbol]:
+    """All symbols of `text`, in document order (outer before inner)."""
+    spec = canonical_language(language)
+    tree = parse(spec.name, source_bytes(text))
+    return symbols_from_tree(tree, text.lines, spec)
+
+
+@dataclass
+class _Entry:
+    """A definition or scope found by the query, before its path is known."""
+
+    start_byte: int
+    end_byte: int
+    kind: str
+    parts: tuple[str, ...]
+    start_line: int
+    body_start_line: int
+    end_line: int
+    indent: str
+    path: tuple[str, ...] = ()
+
+
+def symbols_from_tree(
+    tree: ts.Tree,
+    lines: Sequence[str],
+    spec: LanguageSpec,
+    nodes: Iterable[ts.Node] | None = None,
+) -> list[Symbol]:
+    """The symbols of a parsed tree. `nodes`: run the query only over these
+    subtrees (top-level nodes, for an incremental update); all of it by default."""
+    query = symbol_query(spec.name)
+    roots = [tree.root_node] if nodes is None else list(nodes)
+    entries: list[_Entry] = []
+    seen: set[tuple[int, int, str]] = set()
+    for root in roots:
+        cursor = ts.QueryCursor(query)
+        for _, captures in cursor.matches(root):
+            entry = _entry(captures, lines, spec, seen)
+            if entry is not None:
+                entries.append(entry)
+    return _nest(entries)
+
+
+def _entry(
+    captures: dict[str, list[ts.Node]],
+    lines: Sequence[str],
+    spec: LanguageSpec,
+    seen: set[tuple[int, int, str]],
+) -> _Entry | None:
+    kind = ""
+    node: ts.Node | None = None
+    for capture, found in captures.items():
+        if capture.startswith("definition."):
+            kind, node = capture.removeprefix("definition."), found[0]
+        elif capture == "scope":
+            kind, node = "scope", found[0]
+    names = captures.get("name")
+    if node is None or not names:
+        return None
+    key = (node.start_byte, node.end_byte, node.type)
+    if key in seen:
+        return None
+    seen.add(key)
+    parts = tuple(
+        part for owner in captures.get("owner", ()) for part in _name_parts(owner)
+    ) + _name_parts(names[0])
+    if not parts:
+        return None
+    while node.parent is not None and node.parent.type in spec.wrapper_nodes:
+        node = node.parent
+    body_start = _body_start_row(node, spec)
+    start_row, start_byte = _attached_siblings(node, spec)
+    start_row = _comments_above(lines, start_row, spec, body_start)
+    line = lines[body_start] if body_start < len(lines) else ""
+    indent_match = _INDENT.match(line)
+    indent = indent_match.group(0) if indent_match else ""
+    return _Entry(
+        start_byte,
+        node.end_byte,
+        kind,
+        parts,
+        start_row,
+        body_start,
+        _end_line(node),
+        indent,
+    )
+
+
+def _name_parts(node: ts.Node) -> tuple[str, ...]:
+    raw = (node.text or b"").decode("utf-8", "replace")
+    name = "".join(raw.split())
+    if "operator" not in name:
+        # Template arguments are not part of a path: `Box<T>::get` is Box-get.
+        previous = None
+        while previous != name:
+            previous, name = name, _TEMPLATE_ARGUMENTS.sub("", name)
+    return tuple(part for part in _SEPARATOR.split(name) if part)
+
+
+def _body_start_row(node: ts.Node, spec: LanguageSpec) -> int:
+    """The row of the definition's first token that is not a decorator, attribute
+    or comment (Java annotations sit inside `modifiers`)."""
+    row = _first_token_row(node, spec, depth=0)
+    return node.start_point.row if row is None else row
+
+
+def _first_token_row(node: ts.Node, spec: LanguageSpec, depth: int) -> int | None:
+    for index in range(node.child_count):
+        child = node.child(index)
+        if child is None:
+            continue
+        if child.type in spec.attribute_nodes or "comment" in child.type:
+            continue
+        if child.type == "modifiers" and depth == 0:
+            row = _first_token_row(child, spec, depth + 1)
+            if row is not None:
+                return row
+            continue
+        return child.start_point.row
+    return None
+
+
+def _attached_siblings(node: ts.Node, spec: LanguageSpec) -> tuple[int, int]:
+    """Extends the start over decorators/attributes that precede the node as
+    siblings (Rust `#[...]`, decorators in a TypeScript class body)."""
+    start_row, start_byte = node.start_point.row, node.start_byte
+    sibling = node.prev_named_sibling
+    while sibling is not None and sibling.type in spec.attribute_nodes:
+        if sibling.end_point.row < start_row - 1:
+            break
+        start_row, start_byte = sibling.start_point.row, sibling.start_byte
+        sibling = sibling.prev_named_sibling
+    return start_row, start_byte
+
+
+def _comments_above(lines: Sequence[str], row: int, spec: LanguageSpec, body_row: int) -> int:
+    """Extends the start over the comment and attribute lines directly above (no
+    blank line between) written at the definition's own indentation."""
+    definition_line = lines[body_row] if body_row < len(lines) else ""
+    indent = definition_line[: len(definition_line) - len(definition_line.lstrip())]
+    prefixes = spec.comment_prefixes + spec.attribute_prefixes
+    start = row
+    while start > 0:
+        above = lines[start - 1]
+        stripped = above.strip()
+        if not stripped:
+            break
+        if stripped.endswith("*/") and "/*" in spec.comment_prefixes:
+            opening = _block_comment_start(lines, start - 1, indent)
+            if opening is None:
+                break
+            start = opening
+            continue
+        if not above.startswith(indent) or above[len(indent)] in " \t":
+            break
+        if stripped.startswith(prefixes):
+            start -= 1
+            continue
+        break
+    return start
+
+
+def _block_comment_start(lines: Sequence[str], last: int, indent: str) -> int | None:
+    """The row where the block comment ending on row `last` opens, when that
+    comment stands alone on its lines at `indent`."""
+    row = last
+    while row >= 0:
+        line = lines[row]
+        position = line.find("/*")
+        if position >= 0:
+            opening = line[:position]
+            if opening != indent or (row == last and line.find("*/", position + 2) < len(line) - 2):
+                return None
+            return row
+        row -= 1
+    return None
+
+
+def _end_line(node: ts.Node) -> int:
+    """The exclusive end line, leaving out comments that trail the definition
+    (tree-sitter puts a comment before a dedent inside the block above it)."""
+    last = node
+    while last.child_count:
+        index = last.child_count - 1
+        child = last.child(index)
+        while child is not None and "comment" in child.type and index > 0:
+            index -= 1
+            child = last.child(index)
+        if child is None or "comment" in child.type:
+            break
+        last = child
+    end = last.end_point
+    if end.column == 0 and end.row > node.start_point.row:
+        return end.row
+    return end.row + 1
+
+
+def _nest(entries: list[_Entry]) -> list[Symbol]:
+    """Gives each entry the path of the entries containing it; drops scopes."""
+    entries.sort(key=lambda entry: (entry.start_byte, -entry.end_byte))
+    stack: list[_Entry] = []
+    symbols: list[Symbol] = []
+    for entry in entries:
+        while stack and stack[-1].end_byte <= entry.start_byte:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        entry.path = (parent.path if parent else ()) + entry.parts
+        if entry.kind == "function" and (
+            (parent is not None and parent.kind in _TYPE_KINDS) or len(entry.parts) > 1
+        ):
+            # Directly inside a type, or defined out of it (`void Client::chat()`).
+            entry.kind = "method"
+        stack.append(entry)
+        if entry.kind == "scope":
+            continue
+        symbols.append(
+            Symbol(
+                entry.path,
+                entry.kind,
+                entry.start_line,
+                entry.body_start_line,
+                entry.end_line,
+                entry.indent,
+            )
+        )
+    symbols.sort(key=lambda symbol: (symbol.start_line, -symbol.end_line))
+    return symbols
+
+
+def find_symbols(symbols: Sequence[Symbol], parts: Sequence[str]) -> list[Symbol]:
+    """The symbols whose path is exactly `parts`, in document order."""
+    wanted = tuple(parts)
+    return [symbol for symbol in symbols if symbol.path == wanted]
+
+
+def symbol_at(symbols: Sequence[Symbol], line: int, column: int | None = None) -> Symbol | None:
+    """The innermost symbol whose lines (with its doc comment) contain the 0-based
+    `line`. `column` is accepted for callers that have one; symbols are line-based."""
+    best: Symbol | None = None
+    for symbol in symbols:
+        if symbol.start_line <= line < symbol.end_line and (
+            best is None or symbol.end_line - symbol.start_line <= best.end_line - best.start_line
+        ):
+            best = symbol
+    return best

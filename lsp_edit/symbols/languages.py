@@ -1,0 +1,219 @@
+"""The languages lsp-edit indexes: one table row each, plus the lookups on it.
+
+Supporting a language is data: a grammar wheel, a query file in
+`lsp_edit/grammars/<query>.scm` using the standard capture names, and one row
+here saying where the grammar lives and how the language writes comments and
+attributes (which belong to the symbol below them).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import PurePosixPath
+
+import tree_sitter as ts
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """How to parse and read one language.
+
+    `module`/`function`: the grammar wheel and the function giving its language
+    pointer. `query`: the query file's stem in `lsp_edit/grammars/`. `tags` and
+    `extensions`: the fence tags and file suffixes naming the language.
+    `comment_prefixes`: how a comment line starts (a line above a symbol starting
+    so belongs to it). `attribute_prefixes`: how a decorator/attribute line starts.
+    `attribute_nodes`: node types of decorators/attributes, whether inside the
+    definition node or just before it. `wrapper_nodes`: parents that wrap a single
+    definition and belong to it (`decorated_definition`, `export_statement`,
+    `template_declaration`).
+    """
+
+    name: str
+    module: str
+    function: str
+    query: str
+    tags: tuple[str, ...]
+    extensions: tuple[str, ...]
+    comment_prefixes: tuple[str, ...]
+    attribute_prefixes: tuple[str, ...] = ()
+    attribute_nodes: frozenset[str] = frozenset()
+    wrapper_nodes: frozenset[str] = frozenset()
+
+
+# A block comment is found from its closing `*/` line, so `*` lines need no prefix.
+_C_COMMENTS = ("//", "/*")
+_JS_WRAPPERS = frozenset({"export_statement", "ambient_declaration"})
+
+LANGUAGES: tuple[LanguageSpec, ...] = (
+    LanguageSpec(
+        "python",
+        "tree_sitter_python",
+        "language",
+        "python",
+        ("python", "py", "python3"),
+        (".py", ".pyi"),
+        ("#",),
+        ("@",),
+        frozenset({"decorator"}),
+        frozenset({"decorated_definition"}),
+    ),
+    LanguageSpec(
+        "javascript",
+        "tree_sitter_javascript",
+        "language",
+        "javascript",
+        ("javascript", "js", "jsx", "mjs", "cjs"),
+        (".js", ".jsx", ".mjs", ".cjs"),
+        _C_COMMENTS,
+        ("@",),
+        frozenset({"decorator"}),
+        _JS_WRAPPERS,
+    ),
+    LanguageSpec(
+        "typescript",
+        "tree_sitter_typescript",
+        "language_typescript",
+        "typescript",
+        ("typescript", "ts", "mts", "cts"),
+        (".ts", ".mts", ".cts"),
+        _C_COMMENTS,
+        ("@",),
+        frozenset({"decorator"}),
+        _JS_WRAPPERS,
+    ),
+    LanguageSpec(
+        "tsx",
+        "tree_sitter_typescript",
+        "language_tsx",
+        "typescript",
+        ("tsx",),
+        (".tsx",),
+        _C_COMMENTS,
+        ("@",),
+        frozenset({"decorator"}),
+        _JS_WRAPPERS,
+    ),
+    LanguageSpec(
+        "go",
+        "tree_sitter_go",
+        "language",
+        "go",
+        ("go", "golang"),
+        (".go",),
+        _C_COMMENTS,
+    ),
+    LanguageSpec(
+        "rust",
+        "tree_sitter_rust",
+        "language",
+        "rust",
+        ("rust", "rs"),
+        (".rs",),
+        _C_COMMENTS,
+        ("#[",),
+        frozenset({"attribute_item"}),
+    ),
+    LanguageSpec(
+        "java",
+        "tree_sitter_java",
+        "language",
+        "java",
+        ("java",),
+        (".java",),
+        _C_COMMENTS,
+        ("@",),
+        frozenset({"annotation", "marker_annotation"}),
+    ),
+    LanguageSpec(
+        "c",
+        "tree_sitter_c",
+        "language",
+        "c",
+        ("c", "h"),
+        (".c", ".h"),
+        _C_COMMENTS,
+    ),
+    LanguageSpec(
+        "cpp",
+        "tree_sitter_cpp",
+        "language",
+        "cpp",
+        ("cpp", "c++", "cc", "cxx", "hpp", "hh", "hxx"),
+        (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"),
+        _C_COMMENTS,
+        ("[[",),
+        frozenset({"attribute_declaration"}),
+        frozenset({"template_declaration"}),
+    ),
+    LanguageSpec(
+        "c_sharp",
+        "tree_sitter_c_sharp",
+        "language",
+        "c_sharp",
+        ("cs", "csharp", "c#", "c_sharp"),
+        (".cs",),
+        _C_COMMENTS,
+        ("[",),
+        frozenset({"attribute_list"}),
+    ),
+    LanguageSpec(
+        "ruby",
+        "tree_sitter_ruby",
+        "language",
+        "ruby",
+        ("ruby", "rb"),
+        (".rb", ".rake", ".gemspec"),
+        ("#",),
+    ),
+)
+
+_BY_NAME = {spec.name: spec for spec in LANGUAGES}
+_BY_TAG = {tag: spec.name for spec in LANGUAGES for tag in (spec.name, *spec.tags)}
+_BY_EXTENSION = {ext: spec.name for spec in LANGUAGES for ext in spec.extensions}
+
+
+def language_for(name_or_path: str) -> str | None:
+    """The language a fence tag (`py`, `c++`) or a file path (`src/a.tsx`) names.
+
+    A fence tag is tried first, case-insensitively; then the path's suffix.
+    None when neither is known.
+    """
+    key = name_or_path.strip().lower()
+    if key in _BY_TAG:
+        return _BY_TAG[key]
+    suffix = PurePosixPath(key.replace("\\", "/")).suffix
+    return _BY_EXTENSION.get(suffix)
+
+
+def supported_languages() -> tuple[str, ...]:
+    """The canonical language names, in table order."""
+    return tuple(spec.name for spec in LANGUAGES)
+
+
+def spec_for(language: str) -> LanguageSpec | None:
+    """The table row of a canonical name (or of anything `language_for` knows)."""
+    spec = _BY_NAME.get(language)
+    if spec is None:
+        canonical = language_for(language)
+        spec = _BY_NAME.get(canonical) if canonical else None
+    return spec
+
+
+@cache
+def grammar(language: str) -> ts.Language:
+    """The tree-sitter language of a canonical name (loaded once)."""
+    spec = _BY_NAME[language]
+    module = importlib.import_module(spec.module)
+    return ts.Language(getattr(module, spec.function)())
+
+
+@cache
+def symbol_query(language: str) -> ts.Query:
+    """The compiled symbol query of a canonical name (loaded once)."""
+    spec = _BY_NAME[language]
+    source = resources.files("lsp_edit").joinpath(f"grammars/{spec.query}.scm").read_text("utf-8")
+    return ts.Query(grammar(language), source)

@@ -1,0 +1,265 @@
+"""Planning a reply: blocks placed per file in reply order, mode separation, skip
+after a failure, line ranges against the document before the reply, and the
+summary handed back to the LLM."""
+
+import pytest
+
+from lsp_edit.blocks import parse_reply
+from lsp_edit.changes import Planner, Session, Status, check_mode, summary
+from lsp_edit.workspace import Workspace
+
+FENCE = "```"
+
+CLIENT = """class Client:
+    def chat(self):
+        return "old"
+
+    def close(self):
+        pass
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    (tmp_path / "client.py").write_text(CLIENT)
+    (tmp_path / "notes.txt").write_text("one\ntwo\nthree\nfour\nfive\n")
+    return Workspace(tmp_path)
+
+
+def plan(workspace, reply, mode="auto", target=None):
+    planner = Planner(workspace, Session(mode), default_target=target)
+    planner.add(parse_reply(reply))
+    return planner.plan
+
+
+def after(result, name):
+    outcome = result.files[name]
+    assert outcome.after is not None
+    return outcome.after.render()
+
+
+def test_invalid_mode_names_the_three_modes():
+    with pytest.raises(
+        ValueError, match="edit_mode must be one of: ast_path, line_numbers, complete_file"
+    ):
+        check_mode("lines")
+
+
+def test_ast_path_block_after_line_number_mode_was_established_is_rejected(workspace):
+    reply = (
+        f"notes.txt\n{FENCE}text:2:3\nTWO\n{FENCE}\n\n"
+        f"client.py\n{FENCE}python:Client-chat\n"
+        f"    def chat(self):\n        return 'new'\n{FENCE}\n"
+    )
+    result = plan(workspace, reply)
+    first, second = result.changes
+    assert first.status is Status.APPLIED
+    assert second.status is Status.FAILED and second.code == "mode_mismatch"
+    assert second.description == "Change to `ast-path:Client-chat`"
+    assert second.message == (
+        "AST path format specified but line number mode is active. "
+        "Use `type:startline:endline` format instead."
+    )
+    assert second.detail == "Active mode: Line numbers\nRequired format: `python:startline:endline`"
+    assert after(result, "notes.txt") == "one\nTWO\nthree\nfour\nfive\n"
+    assert "client.py" not in result.files
+
+
+def test_line_number_block_after_ast_path_mode_was_established_is_rejected(workspace):
+    reply = (
+        f"client.py\n{FENCE}python:Client-close\n    def close(self):\n        self.closed = True\n"
+        f"{FENCE}\n\nnotes.txt\n{FENCE}text:45:67\nx\n{FENCE}\n"
+    )
+    result = plan(workspace, reply)
+    first, second = result.changes
+    assert first.status is Status.APPLIED
+    assert second.code == "mode_mismatch"
+    assert f"{second.description} rejected: {second.message}" == (
+        "Change at lines 45-67 rejected: Line number format specified but AST path mode is "
+        "active. Use `type:Namespace-Class-Method` format instead."
+    )
+    assert second.detail == "Active mode: AST paths\nRequired format: `text:Namespace-Class-Method`"
+
+
+def test_explicit_ast_path_mode_rejects_even_the_first_line_range(workspace):
+    result = plan(workspace, f"notes.txt\n{FENCE}text:1:2\nONE\n{FENCE}\n", mode="ast_path")
+    assert [c.code for c in result.changes] == ["mode_mismatch"]
+
+
+def test_complete_file_mode_treats_a_tagged_block_as_a_format_error(workspace):
+    reply = f"notes.txt\n{FENCE}text:1:2\nONE\n{FENCE}\n\nnotes.txt\n{FENCE}text\nonly\n{FENCE}\n"
+    result = plan(workspace, reply, mode="complete_file")
+    first, second = result.changes
+    assert first.code == "mode_mismatch" and "complete file mode is active" in first.message
+    assert second.status is Status.APPLIED
+    assert after(result, "notes.txt") == "only\n"
+
+
+def test_bare_fence_without_a_named_file_is_a_snippet_not_a_whole_file(workspace):
+    result = plan(
+        workspace, f"For example:\n{FENCE}python\nprint(1)\n{FENCE}\n", target="client.py"
+    )
+    assert result.changes == []
+
+
+def test_line_ranges_refer_to_the_document_before_the_reply(workspace):
+    reply = (
+        f"notes.txt\n{FENCE}text:1:2\nONE\nUNO\n{FENCE}\n\n"
+        f"notes.txt\n{FENCE}text:4:5\nFOUR\n{FENCE}\n"
+    )
+    result = plan(workspace, reply)
+    assert [c.status for c in result.changes] == [Status.APPLIED, Status.APPLIED]
+    assert after(result, "notes.txt") == "ONE\nUNO\ntwo\nthree\nFOUR\nfive\n"
+
+
+def test_blocks_for_one_file_apply_in_order_each_on_the_previous_result(workspace):
+    reply = (
+        "notes.txt\n<<<<<<< SEARCH\ntwo\n=======\n2\n>>>>>>> REPLACE\n\n"
+        "notes.txt\n<<<<<<< SEARCH\n2\nthree\n=======\n2\n3\n>>>>>>> REPLACE\n"
+    )
+    result = plan(workspace, reply)
+    assert [c.status for c in result.changes] == [Status.APPLIED, Status.APPLIED]
+    assert after(result, "notes.txt") == "one\n2\n3\nfour\nfive\n"
+
+
+def test_after_a_failed_block_later_blocks_for_that_file_are_skipped(workspace):
+    reply = (
+        "notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n\n"
+        "notes.txt\n<<<<<<< SEARCH\nmissing\n=======\nx\n>>>>>>> REPLACE\n\n"
+        "notes.txt\n<<<<<<< SEARCH\nfive\n=======\n5\n>>>>>>> REPLACE\n\n"
+        "client.py\n<<<<<<< SEARCH\n        pass\n=======\n        return None\n>>>>>>> REPLACE\n"
+    )
+    result = plan(workspace, reply)
+    assert [c.status for c in result.changes] == [
+        Status.APPLIED,
+        Status.FAILED,
+        Status.SKIPPED,
+        Status.APPLIED,
+    ]
+    assert result.changes[2].message == "Previous edit to this file failed"
+    assert after(result, "notes.txt") == "1\ntwo\nthree\nfour\nfive\n"
+
+
+def test_block_without_a_file_uses_the_default_target(workspace):
+    reply = "<<<<<<< SEARCH\nthree\n=======\n3\n>>>>>>> REPLACE\n"
+    result = plan(workspace, reply, target="notes.txt")
+    assert result.changes[0].file == "notes.txt"
+    assert after(result, "notes.txt") == "one\ntwo\n3\nfour\nfive\n"
+
+
+def test_block_without_a_file_or_default_target_fails_with_a_reason(workspace):
+    result = plan(workspace, "<<<<<<< SEARCH\nthree\n=======\n3\n>>>>>>> REPLACE\n")
+    change = result.changes[0]
+    assert change.code == "file_not_found" and "path on the line before" in change.message
+
+
+def test_edit_of_a_missing_file_is_refused_with_similar_names(workspace):
+    reply = "docs/notes.txt\n<<<<<<< SEARCH\nthree\n=======\n3\n>>>>>>> REPLACE\n"
+    change = plan(workspace, reply).changes[0]
+    assert change.status is Status.FAILED and change.code == "file_not_found"
+    assert change.message == "File not found: docs/notes.txt. Files with a similar name: notes.txt."
+
+
+def test_path_naming_no_file_resolves_to_the_one_file_it_is_the_tail_of(workspace, tmp_path):
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "util.py").write_text("X = 1\n")
+    reply = "pkg/util.py\n<<<<<<< SEARCH\nX = 1\n=======\nX = 2\n>>>>>>> REPLACE\n"
+    result = plan(workspace, reply)
+    change = result.changes[0]
+    assert change.file == "src/pkg/util.py" and change.status is Status.APPLIED
+    assert any("resolved to `src/pkg/util.py`" in note for note in change.notes)
+    assert after(result, "src/pkg/util.py") == "X = 2\n"
+
+
+def test_editing_outside_the_workspace_is_refused_and_nothing_is_planned(workspace):
+    reply = "../evil.txt\n<<<<<<< SEARCH\n=======\npwned\n>>>>>>> REPLACE\n"
+    result = plan(workspace, reply)
+    assert result.changes[0].code == "outside_workspace"
+    assert result.files == {}
+
+
+def test_new_file_from_an_empty_search_block(workspace):
+    reply = "pkg/new.py\n<<<<<<< SEARCH\n=======\nVALUE = 1\n>>>>>>> REPLACE\n"
+    result = plan(workspace, reply)
+    assert result.changes[0].status is Status.APPLIED
+    assert result.files["pkg/new.py"].before is None
+    assert after(result, "pkg/new.py") == "VALUE = 1\n"
+
+
+def test_summary_reports_updated_files_and_each_change_not_applied(workspace):
+    reply = (
+        "notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n\n"
+        f"client.py\n{FENCE}python:Client-chat\n"
+        f"    def chat(self):\n        return 'new'\n{FENCE}\n\n"
+        f"notes.txt\n{FENCE}text:2:3\nTWO\n{FENCE}\n"
+    )
+    text = summary(plan(workspace, reply))
+    assert text.splitlines() == [
+        "File 'notes.txt' has been updated. It now has 5 lines.",
+        "File 'client.py' has been updated. It now has 6 lines.",
+        "",
+        "Some changes were applied.",
+        "",
+        "  • Change at lines 2-3 was not applied: Line number format specified but AST path "
+        "mode is active. Use `type:Namespace-Class-Method` format instead.",
+    ]
+
+
+def test_summary_when_every_change_applied(workspace):
+    text = summary(plan(workspace, "notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n"))
+    assert (
+        text
+        == "File 'notes.txt' has been updated. It now has 5 lines.\n\nAll changes were applied."
+    )
+
+
+def test_summary_when_nothing_applied(workspace):
+    text = summary(
+        plan(workspace, "notes.txt\n<<<<<<< SEARCH\nnope\n=======\n1\n>>>>>>> REPLACE\n")
+    )
+    assert text.splitlines()[0] == "No changes were applied."
+    assert text.splitlines()[2].startswith(
+        "  • Change to `notes.txt` (SEARCH/REPLACE, reply line 2) was not applied: "
+    )
+
+
+def test_summary_of_a_reply_without_blocks(workspace):
+    assert (
+        summary(plan(workspace, "Just prose, no edits."))
+        == "No edit blocks were found in the reply."
+    )
+
+
+def test_block_already_in_the_file_is_reported_not_applied_twice(workspace):
+    reply = "notes.txt\n<<<<<<< SEARCH\nzero\n=======\none\n>>>>>>> REPLACE\n"
+    result = plan(workspace, reply)
+    change = result.changes[0]
+    assert change.status is Status.SKIPPED and change.code == "already_applied"
+    assert change.succeeded
+    assert not result.files or not result.files["notes.txt"].changed
+
+
+def test_malformed_block_becomes_a_failed_change_with_its_reason(workspace):
+    result = plan(workspace, "notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n")
+    change = result.changes[0]
+    assert change.status is Status.FAILED and change.code == "unclosed_block"
+
+
+def test_shell_commands_are_collected_as_suggestions_never_changes(workspace):
+    result = plan(workspace, f"{FENCE}bash\ngit add notes.txt\ngit commit -m x\n{FENCE}\n")
+    assert result.changes == []
+    assert [s.command for s in result.suggestions] == ["git add notes.txt", "git commit -m x"]
+
+
+def test_v4a_delete_file_deletes(workspace):
+    reply = "*** Begin Patch\n*** Delete File: notes.txt\n*** End Patch\n"
+    result = plan(workspace, reply)
+    assert result.changes[0].status is Status.APPLIED
+    assert result.files["notes.txt"].after is None
+    assert summary(result).splitlines()[0] == "File 'notes.txt' has been deleted."
+
+
+def test_v4a_add_file_over_an_existing_file_is_refused(workspace):
+    reply = "*** Begin Patch\n*** Add File: notes.txt\n+new\n*** End Patch\n"
+    result = plan(workspace, reply)
+    assert result.changes[0].code == "file_exists"

@@ -1,0 +1,197 @@
+"""`lsp-edit apply | symbols | instructions` as a script or an agent sees it:
+files written or not, output, exit codes."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lsp_edit.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+SEARCH_ONE = "notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n"
+SEARCH_MISSING = "notes.txt\n<<<<<<< SEARCH\nzzz\n=======\nZ\n>>>>>>> REPLACE\n"
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "notes.txt").write_bytes(b"one\r\ntwo\r\nthree")
+    return root
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_reply(tmp_path, text):
+    path = tmp_path / "reply.md"
+    path.write_text(text)
+    return str(path)
+
+
+def test_apply_writes_the_file_and_exits_zero(project, tmp_path, capsys):
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, SEARCH_ONE), "--root", str(project))
+    assert code == 0
+    assert (project / "notes.txt").read_bytes() == b"1\r\ntwo\r\nthree"
+    assert (
+        out
+        == "File 'notes.txt' has been updated. It now has 3 lines.\n\nAll changes were applied.\n"
+    )
+
+
+def test_apply_exits_one_when_a_block_did_not_apply(project, tmp_path, capsys):
+    code, out, _ = run(
+        capsys,
+        "apply",
+        write_reply(tmp_path, SEARCH_ONE + "\n" + SEARCH_MISSING),
+        "--root",
+        str(project),
+    )
+    assert code == 1
+    assert "Some changes were applied." in out
+    assert "was not applied" in out
+
+
+def test_apply_exits_one_for_a_reply_without_blocks(project, tmp_path, capsys):
+    code, out, _ = run(
+        capsys, "apply", write_reply(tmp_path, "No edits here."), "--root", str(project)
+    )
+    assert code == 1
+    assert out.strip() == "No edit blocks were found in the reply."
+
+
+def test_dry_run_writes_nothing_but_reports_the_same(project, tmp_path, capsys):
+    code, out, _ = run(
+        capsys, "apply", write_reply(tmp_path, SEARCH_ONE), "--root", str(project), "--dry-run"
+    )
+    assert code == 0
+    assert (project / "notes.txt").read_bytes() == b"one\r\ntwo\r\nthree"
+    assert "has been updated" in out and "(dry run: no file was written)" in out
+
+
+def test_diff_prints_a_unified_diff_of_the_change(project, tmp_path, capsys):
+    _, out, _ = run(
+        capsys,
+        "apply",
+        write_reply(tmp_path, SEARCH_ONE),
+        "--root",
+        str(project),
+        "--diff",
+        "--dry-run",
+    )
+    assert "--- a/notes.txt\n+++ b/notes.txt\n" in out
+    assert "-one\r\n+1\r\n" in out
+
+
+def test_json_lists_each_change_with_status_strategy_and_range(project, tmp_path, capsys):
+    reply = write_reply(tmp_path, SEARCH_ONE + "\n" + SEARCH_MISSING)
+    code, out, _ = run(capsys, "apply", reply, "--root", str(project), "--json")
+    assert code == 1
+    first, second = json.loads(out)
+    assert first["status"] == "applied" and first["file"] == "notes.txt"
+    assert first["strategy"] == "exact"
+    assert first["range"] == {"start_line": 1, "end_line": 1}
+    assert second["status"] == "failed" and second["code"] == "not_found"
+    assert set(first) >= {"id", "file", "status", "description", "message", "strategy", "range"}
+
+
+def test_reply_from_standard_input(project, monkeypatch, capsys):
+    monkeypatch.setattr(
+        sys, "stdin", type("S", (), {"buffer": __import__("io").BytesIO(SEARCH_ONE.encode())})()
+    )
+    code, _, _ = run(capsys, "apply", "-", "--root", str(project))
+    assert code == 0
+    assert (project / "notes.txt").read_bytes().startswith(b"1\r\n")
+
+
+def test_invalid_mode_is_a_usage_error_with_one_line(project, tmp_path, capsys):
+    code, _, err = run(
+        capsys, "apply", write_reply(tmp_path, SEARCH_ONE), "--root", str(project), "--mode", "x"
+    )
+    assert code == 2
+    assert err == "lsp-edit: edit_mode must be one of: ast_path, line_numbers, complete_file\n"
+
+
+def test_missing_reply_file_is_an_io_error_without_traceback(project, capsys):
+    code, _, err = run(capsys, "apply", "no/such/reply.md", "--root", str(project))
+    assert code == 2
+    assert err.startswith("lsp-edit: ") and "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_root_that_is_not_a_folder_is_a_usage_error(tmp_path, capsys):
+    code, _, err = run(
+        capsys, "apply", write_reply(tmp_path, SEARCH_ONE), "--root", str(tmp_path / "nope")
+    )
+    assert code == 2 and "not a folder" in err
+
+
+def test_unknown_option_is_a_usage_error(capsys):
+    code, _, err = run(capsys, "apply")
+    assert code == 2 and err.startswith("lsp-edit: ")
+
+
+def test_block_reaching_outside_the_workspace_writes_nothing_there(project, tmp_path, capsys):
+    reply = write_reply(tmp_path, "../escape.txt\n<<<<<<< SEARCH\n=======\nx\n>>>>>>> REPLACE\n")
+    code, out, _ = run(capsys, "apply", reply, "--root", str(project))
+    assert code == 1
+    assert not (tmp_path / "escape.txt").exists()
+    assert "outside the workspace" in out
+
+
+def test_instructions_print_the_ast_path_text_by_default(capsys):
+    code, out, _ = run(capsys, "instructions")
+    assert code == 0 and "type:Namespace-Class-Method" in out
+
+
+def test_instructions_for_line_numbers(capsys):
+    code, out, _ = run(capsys, "instructions", "--mode", "line_numbers")
+    assert code == 0 and "type:startline:endline" in out
+
+
+def test_symbols_lists_paths_kinds_and_lines(tmp_path, capsys):
+    source = tmp_path / "client.py"
+    source.write_text("class Client:\n    def chat(self):\n        pass\n")
+    code, out, _ = run(capsys, "symbols", str(source))
+    assert code == 0
+    rows = [line.split() for line in out.splitlines()]
+    assert ["Client-chat", "method", "2-3"] in rows
+    assert rows[0][0] == "Client" and rows[0][2] == "1-3"
+
+
+def test_symbols_of_an_unsupported_file_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("x\n")
+    code, _, err = run(capsys, "symbols", str(tmp_path / "notes.txt"))
+    assert code == 2 and "no supported language" in err
+
+
+def test_bundled_example_applies_every_block(tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLES / "project", project)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lsp_edit",
+            "apply",
+            str(EXAMPLES / "reply.md"),
+            "--root",
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "All changes were applied." in result.stdout
+    cart = (project / "shop" / "cart.py").read_text()
+    assert "return sum(item.price * item.quantity for item in self.items)" in cart
+    assert "    def remove(self, name: str) -> None:" in cart
+    assert '"SPRING25": 0.25' in (project / "shop" / "pricing.py").read_text()
+    assert (project / "shop" / "receipt.py").exists()

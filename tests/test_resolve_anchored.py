@@ -1,0 +1,254 @@
+"""Placing SEARCH/REPLACE, common-prefix, V4A and unified-diff hunks."""
+
+from __future__ import annotations
+
+from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk, ReplySpan
+from lsp_edit.resolve.anchored import resolve_anchored
+from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
+from lsp_edit.text import Text
+
+SOURCE = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+
+
+def block(*hunks: Hunk, fmt: AnchoredFormat = "search_replace") -> AnchoredEdit:
+    return AnchoredEdit(ReplySpan(1, 9), "src/x.py", fmt, hunks)
+
+
+def apply(source: str, edit: AnchoredEdit) -> tuple[Resolution, str]:
+    text = Text.from_string(source)
+    result = resolve_anchored(edit, text)
+    if isinstance(result, Placed):
+        return result, text.replace(result.edits, final_newline=result.final_newline).render()
+    return result, source
+
+
+def hunk(old: str, new: str, hint: int | None = None, scope: tuple[str, ...] = ()) -> Hunk:
+    return Hunk(
+        tuple(old.split("\n")) if old else (), tuple(new.split("\n")) if new else (), hint, scope
+    )
+
+
+def test_valid_block_is_placed_with_a_minimal_edit() -> None:
+    result, after = apply(SOURCE, block(hunk("def b():\n    return 2", "def b():\n    return 3")))
+    assert isinstance(result, Placed)
+    assert result.edits[0].start == 5 and result.edits[0].end == 6
+    assert after == SOURCE.replace("return 2", "return 3")
+
+
+def test_modification_keeps_untouched_lines_byte_identical_in_a_crlf_file() -> None:
+    source = "a\r\nb\r\nc\r\n"
+    result, after = apply(source, block(hunk("b", "B\nB2")))
+    assert isinstance(result, Placed)
+    assert after == "a\r\nB\r\nB2\r\nc\r\n"
+
+
+def test_file_without_final_newline_keeps_lacking_it() -> None:
+    _, after = apply("a\nb", block(hunk("b", "c")))
+    assert after == "a\nc"
+
+
+def test_tabs_in_kept_lines_stay_tabs() -> None:
+    _, after = apply("f {\n\tx\n\ty\n}\n", block(hunk("f {\n\tx\n\ty", "f {\n\tx\n\tz")))
+    assert after == "f {\n\tx\n\tz\n}\n"
+
+
+def test_insertion_after_context_lines() -> None:
+    _, after = apply(
+        SOURCE, block(hunk("def a():\n    return 1", "def a():\n    return 1\n# end of a"))
+    )
+    assert after == "def a():\n    return 1\n# end of a\n\n\ndef b():\n    return 2\n"
+
+
+def test_deletion_with_empty_replace() -> None:
+    _, after = apply("a\nb\nc\n", block(hunk("b", "")))
+    assert after == "a\nc\n"
+
+
+def test_kept_lines_stay_as_the_file_has_them_when_found_by_a_looser_strategy() -> None:
+    source = "if x:   \n    y = 1\n"
+    _, after = apply(source, block(hunk("if x:\n    y = 1", "if x:\n    y = 2")))
+    assert after == "if x:   \n    y = 2\n"
+
+
+def test_not_found_quotes_the_most_similar_lines_with_their_numbers() -> None:
+    result, _ = apply(SOURCE, block(hunk("def b():\n    return 20", "def b():\n    return 3")))
+    assert result == Refused(
+        "not_found",
+        "SEARCH text not found in `src/x.py`. The most similar lines are 5-6:\n"
+        "def b():\n    return 2",
+    )
+
+
+def test_not_found_with_no_shared_line_says_so() -> None:
+    result, _ = apply(SOURCE, block(hunk("nothing like it", "x")))
+    assert isinstance(result, Refused) and result.code == "not_found"
+    assert "None of its lines occur in the file" in result.message
+
+
+def test_already_applied_when_only_the_new_lines_are_found() -> None:
+    result, _ = apply(SOURCE, block(hunk("def b():\n    return 9", "def b():\n    return 2")))
+    assert result == AlreadyApplied("The replacement is already in `src/x.py` at lines 5-6.")
+
+
+def test_an_insertion_already_in_the_file_is_not_inserted_twice() -> None:
+    source = "import os\nimport sys\nprint(1)\n"
+    result, _ = apply(source, block(hunk("import os", "import os\nimport sys")))
+    assert result == AlreadyApplied("The replacement is already in `src/x.py` at lines 1-2.")
+
+
+def test_an_insertion_whose_context_is_elsewhere_is_still_made() -> None:
+    source = "import os\nprint(1)\n"
+    _, after = apply(source, block(hunk("import os", "import os\nimport sys")))
+    assert after == "import os\nimport sys\nprint(1)\n"
+
+
+def test_empty_search_fills_an_empty_file() -> None:
+    result, after = apply("", block(hunk("", "x = 1\ny = 2")))
+    assert isinstance(result, Placed)
+    assert after == "x = 1\ny = 2\n"
+
+
+def test_empty_search_on_a_non_empty_file_is_refused() -> None:
+    result, _ = apply("a\n", block(hunk("", "x")))
+    assert isinstance(result, Refused) and result.code == "not_found"
+    assert result.message.startswith(
+        "An empty SEARCH text only creates a new file or fills an empty one"
+    )
+
+
+def test_sequential_hunks_each_see_the_previous_result() -> None:
+    _, after = apply("a\nc\nz\n", block(hunk("a", "b"), hunk("b\nc", "b\nC")))
+    assert after == "b\nC\nz\n"
+
+
+def test_a_later_hunk_made_ambiguous_by_an_earlier_one_is_refused() -> None:
+    result, _ = apply("a\nc\nb\nc\n", block(hunk("a", "b"), hunk("b\nc", "b\nC")))
+    assert result == Refused(
+        "ambiguous",
+        "Hunk 2 of 2: The SEARCH text matches 2 places (lines 1 and 3); "
+        "add surrounding lines to make it unique.",
+    )
+
+
+def test_a_failing_hunk_refuses_the_whole_block_and_names_it() -> None:
+    result, _ = apply("a\nb\nc\n", block(hunk("a", "A"), hunk("q", "Q"), hunk("c", "C")))
+    assert isinstance(result, Refused) and result.code == "not_found"
+    assert result.message.startswith("Hunk 2 of 3: SEARCH text not found")
+
+
+def test_edits_of_several_hunks_are_given_against_the_original_text() -> None:
+    text = Text.from_string("a\nb\nc\nd\ne\n")
+    result = resolve_anchored(block(hunk("b", "B1\nB2"), hunk("d", "D")), text)
+    assert isinstance(result, Placed)
+    assert [(e.start, e.end, e.new_lines) for e in result.edits] == [
+        (1, 2, ("B1", "B2")),
+        (3, 4, ("D",)),
+    ]
+    assert text.replace(result.edits).render() == "a\nB1\nB2\nc\nD\ne\n"
+
+
+def test_a_later_hunk_may_edit_lines_an_earlier_one_wrote() -> None:
+    _, after = apply("a\nb\n", block(hunk("a", "a\nnew"), hunk("new\nb", "newer\nb")))
+    assert after == "a\nnewer\nb\n"
+
+
+def test_hint_line_of_a_later_hunk_refers_to_the_original_file() -> None:
+    source = "x\nx\nx\nx\n"
+    edit = block(hunk("x", "y\ny\ny", hint=1), hunk("x", "z", hint=4), fmt="unified_diff")
+    _, after = apply(source, edit)
+    assert after == "y\ny\ny\nx\nx\nz\n"
+
+
+def test_common_prefix_new_file_is_created_in_an_empty_file() -> None:
+    _, after = apply("", block(hunk("", "print(1)"), fmt="common_prefix"))
+    assert after == "print(1)\n"
+
+
+def test_common_prefix_anchor_not_found() -> None:
+    edit = block(hunk("def c():\n    return 1", "def c():\n    return 5"), fmt="common_prefix")
+    result, _ = apply(SOURCE, edit)
+    assert isinstance(result, Refused) and result.code == "not_found"
+    assert result.message.startswith("Anchor not found in `src/x.py`: `def c():` is not there.")
+
+
+def test_common_prefix_anchor_matching_twice_is_ambiguous_with_both_lines() -> None:
+    source = "def a():\n    return 1\ndef a():\n    return 1\n"
+    edit = block(hunk("def a():\n    return 1", "def a():\n    return 2"), fmt="common_prefix")
+    result, _ = apply(source, edit)
+    assert result == Refused(
+        "ambiguous",
+        "Edit location is ambiguous (matches at lines 1 and 3); "
+        "add surrounding lines to make it unique.",
+    )
+
+
+def test_common_prefix_old_lines_mismatch_names_the_line_and_both_texts() -> None:
+    edit = block(hunk("def b():\n    return 7", "def b():\n    return 8"), fmt="common_prefix")
+    result, _ = apply(SOURCE, edit)
+    assert result == Refused(
+        "old_lines_mismatch",
+        "Old lines don't match content after anchor (anchor at lines 5-5): line 6 is "
+        "`    return 2` but the block expects `    return 7`.",
+    )
+
+
+def test_common_prefix_trailing_anchor_mismatch_is_reported_at_its_line() -> None:
+    source = "a\nb\nc\nd\n"
+    edit = block(hunk("a\nb\nX", "a\nB\nX"), fmt="common_prefix")
+    result, _ = apply(source, edit)
+    assert isinstance(result, Refused) and result.code == "old_lines_mismatch"
+    assert "line 3 is `c` but the block expects `X`" in result.message
+
+
+def test_common_prefix_anchor_found_in_several_places_but_never_followed_by_old_lines() -> None:
+    source = "a\nb\na\nc\n"
+    result, _ = apply(source, block(hunk("a\nq", "a\nr"), fmt="common_prefix"))
+    assert isinstance(result, Refused) and result.code == "not_found"
+    assert (
+        "Content sequence not found in `src/x.py`: the anchor matches 2 places (lines 1 and 3)"
+        in result.message
+    )
+
+
+def test_unified_diff_insertion_without_context_goes_after_its_line() -> None:
+    _, after = apply("a\nb\nc\n", block(hunk("", "new", hint=2), fmt="unified_diff"))
+    assert after == "a\nb\nnew\nc\n"
+
+
+def test_unified_diff_insertion_at_line_zero_goes_to_the_top() -> None:
+    _, after = apply("a\n", block(hunk("", "new", hint=0), fmt="unified_diff"))
+    assert after == "new\na\n"
+
+
+def test_unified_diff_insertion_past_the_end_is_out_of_range() -> None:
+    result, _ = apply("a\n", block(hunk("", "new", hint=5), fmt="unified_diff"))
+    assert isinstance(result, Refused) and result.code == "line_out_of_range"
+
+
+def test_v4a_scope_narrows_the_search_to_the_scoped_block() -> None:
+    source = "class A:\n    def f(self):\n        pass\nclass B:\n    def f(self):\n        pass\n"
+    edit = block(
+        hunk("        pass", "        return 1", scope=("class B:", "    def f(self):")), fmt="v4a"
+    )
+    _, after = apply(source, edit)
+    assert after == source[: source.rindex("pass")] + "return 1\n"
+
+
+def test_v4a_scope_line_may_name_a_definition_by_its_start() -> None:
+    source = "class A(Base):\n    x = 1\nclass B:\n    x = 1\n"
+    _, after = apply(source, block(hunk("    x = 1", "    x = 2", scope=("class A",)), fmt="v4a"))
+    assert after == "class A(Base):\n    x = 2\nclass B:\n    x = 1\n"
+
+
+def test_v4a_scope_not_found_is_refused_naming_it() -> None:
+    result, _ = apply(
+        SOURCE, block(hunk("    return 1", "    return 5", scope=("def zzz():",)), fmt="v4a")
+    )
+    assert result == Refused(
+        "not_found", "The scope line `def zzz():` was not found in `src/x.py`."
+    )
+
+
+def test_a_block_whose_hunks_change_nothing_is_already_applied() -> None:
+    result, _ = apply("a\n", block(hunk("a", "a")))
+    assert isinstance(result, AlreadyApplied)

@@ -1,0 +1,113 @@
+"""Placeholders for unchanged code are filled from the original, never deleting it."""
+
+from __future__ import annotations
+
+import pytest
+
+from lsp_edit.blocks.model import AnchoredEdit, Hunk, ReplySpan
+from lsp_edit.resolve.anchored import resolve_anchored
+from lsp_edit.resolve.elision import is_placeholder
+from lsp_edit.resolve.model import Placed, Refused
+from lsp_edit.text import Text
+
+FUNCTION = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "# ... rest unchanged ...",
+        "    // ... existing code ...",
+        "/* ... */",
+        "<!-- ... -->",
+        "...",
+        "    …",
+        "# rest of the code unchanged",
+        "// existing code here",
+        "{/* ... other fields ... */}",
+        "-- ... remaining columns unchanged",
+    ],
+)
+def test_placeholder_comments_are_recognised(line: str) -> None:
+    assert is_placeholder(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "# wait for the rest of the arguments",
+        "x = ...  # todo",
+        "// compute the remaining budget",
+        "# TODO: handle errors",
+        "print('...')",
+        "# rest of the arguments",
+    ],
+)
+def test_ordinary_comments_and_code_are_not_placeholders(line: str) -> None:
+    assert not is_placeholder(line)
+
+
+def place(source: str, old: str, new: str) -> tuple[Placed | Refused, str]:
+    text = Text.from_string(source)
+    edit = AnchoredEdit(
+        ReplySpan(1, 1),
+        "f.py",
+        "search_replace",
+        (Hunk(tuple(old.split("\n")), tuple(new.split("\n"))),),
+    )
+    result = resolve_anchored(edit, text)
+    assert isinstance(result, Placed | Refused)
+    if isinstance(result, Placed):
+        return result, text.replace(result.edits).render()
+    return result, source
+
+
+def test_a_placeholder_in_the_replacement_is_filled_from_the_matched_lines() -> None:
+    old = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a"
+    new = "def f():\n    a = 1\n    # ... existing code ...\n    return a\n# end"
+    result, after = place(FUNCTION, old, new)
+    assert after == FUNCTION + "# end\n"
+    assert isinstance(result, Placed)
+    assert result.notes == (
+        "Filled 2 elided lines at `# ... existing code ...` from the original (lines 3-4)",
+    )
+
+
+def test_a_placeholder_at_the_end_keeps_the_rest_of_the_matched_lines() -> None:
+    old = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a"
+    new = "def f(x):\n    a = 1\n    # ... rest unchanged ..."
+    _, after = place(FUNCTION, old, new)
+    assert after == FUNCTION.replace("def f():", "def f(x):")
+
+
+def test_a_placeholder_also_in_the_search_text_is_literal() -> None:
+    source = "x = 1\n# ... existing code ...\ny = 2\n"
+    _, after = place(source, "x = 1\n# ... existing code ...", "x = 5\n# ... existing code ...")
+    assert after == "x = 5\n# ... existing code ...\ny = 2\n"
+
+
+def test_a_placeholder_next_to_a_line_not_in_the_original_is_refused() -> None:
+    old = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a"
+    new = "def f():\n    a = 10\n    # ... existing code ...\n    return a"
+    result, after = place(FUNCTION, old, new)
+    assert after == FUNCTION
+    assert isinstance(result, Refused) and result.code == "elision_ambiguous"
+    assert result.message.startswith(
+        "Could not expand the placeholder `# ... existing code ...` (line 3 of the new text): "
+        "the line next to it, `a = 10`, is not in the original lines it replaces"
+    )
+
+
+def test_a_placeholder_whose_neighbour_repeats_is_refused_with_its_lines() -> None:
+    source = "f {\n  x\n  y\n  x\n  z\n}\n"
+    result, _ = place(source, "f {\n  x\n  y\n  x\n  z\n}", "f {\n  // ...\n  x\n  w\n}")
+    assert isinstance(result, Refused) and result.code == "elision_ambiguous"
+    assert "`x`, occurs 2 times in the original (lines 2 and 4)" in result.message
+
+
+def test_a_closing_brace_after_a_final_placeholder_lines_up_with_the_end() -> None:
+    source = "function f() {\n  a();\n  if (x) {\n    b();\n  }\n}\n"
+    old = "function f() {\n  a();\n  if (x) {\n    b();\n  }\n}"
+    new = "function f() {\n  start();\n  a();\n  // ... existing code ...\n}"
+    _, after = place(source, old, new)
+    assert after == "function f() {\n  start();\n  a();\n  if (x) {\n    b();\n  }\n}\n"

@@ -1,0 +1,124 @@
+"""The matching ladder: each strategy, the order, the index and ambiguity."""
+
+from __future__ import annotations
+
+from lsp_edit.blocks.model import AnchoredEdit, Hunk, ReplySpan
+from lsp_edit.resolve.anchored import resolve_anchored
+from lsp_edit.resolve.ladder import LADDER, LineIndex, Reindent, detect_reindent, search
+from lsp_edit.resolve.model import Placed, Refused, Resolution
+from lsp_edit.text import Text
+
+
+def place(
+    source: str, old: tuple[str, ...], new: tuple[str, ...], hint: int | None = None
+) -> tuple[Resolution, str]:
+    text = Text.from_string(source)
+    block = AnchoredEdit(ReplySpan(1, 3), "src/x.py", "search_replace", (Hunk(old, new, hint),))
+    result = resolve_anchored(block, text)
+    if isinstance(result, Placed):
+        return result, text.replace(result.edits, final_newline=result.final_newline).render()
+    return result, source
+
+
+def test_the_ladder_is_ordered_strictest_first() -> None:
+    assert [s.name for s in LADDER] == [
+        "exact",
+        "trailing_whitespace",
+        "indentation",
+        "blank_edges",
+        "unicode_punctuation",
+    ]
+
+
+def test_exact_match_says_exact() -> None:
+    result, after = place("a = 1\nb = 2\n", ("b = 2",), ("b = 3",))
+    assert isinstance(result, Placed) and result.strategy == "exact"
+    assert after == "a = 1\nb = 3\n"
+
+
+def test_trailing_whitespace_in_the_file_is_ignored_and_kept_on_kept_lines() -> None:
+    result, after = place("if x:  \n    y()\n", ("if x:", "    y()"), ("if x:", "    z()"))
+    assert isinstance(result, Placed) and result.strategy == "trailing_whitespace"
+    assert after == "if x:  \n    z()\n"
+
+
+def test_dropped_indentation_is_found_and_the_new_lines_are_reindented() -> None:
+    source = "class A:\n    def f(self):\n        return 1\n"
+    result, after = place(
+        source, ("def f(self):", "    return 1"), ("def f(self):", "    return 2")
+    )
+    assert isinstance(result, Placed) and result.strategy == "indentation"
+    assert after == "class A:\n    def f(self):\n        return 2\n"
+
+
+def test_extra_indentation_in_the_block_is_removed_from_new_lines() -> None:
+    result, after = place("x = 1\ny = 2\n", ("    x = 1", "    y = 2"), ("    x = 1", "    y = 3"))
+    assert isinstance(result, Placed) and result.strategy == "indentation"
+    assert after == "x = 1\ny = 3\n"
+
+
+def test_spaces_written_for_tabs_are_converted_back_to_tabs() -> None:
+    source = "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n"
+    old = ("func f() {", "    if x {", "        return 1", "    }", "}")
+    new = ("func f() {", "    if x {", "        return 2", "    }", "}")
+    result, after = place(source, old, new)
+    assert isinstance(result, Placed) and result.strategy == "indentation"
+    assert after == "func f() {\n\tif x {\n\t\treturn 2\n\t}\n}\n"
+
+
+def test_non_uniform_indentation_is_not_a_match() -> None:
+    result, _ = place("a:\n    b\n        c\n", ("a:", "b", "    c"), ("a:", "b", "    d"))
+    assert isinstance(result, Refused) and result.code == "not_found"
+
+
+def test_blank_lines_at_the_edges_of_the_search_text_are_ignored() -> None:
+    result, after = place("a\nb\nc\n", ("", "b", ""), ("", "B", ""))
+    assert isinstance(result, Placed) and result.strategy == "blank_edges"
+    assert after == "a\nB\nc\n"
+
+
+def test_curly_quotes_and_dashes_match_their_ascii_forms() -> None:
+    source = 'print("it’s done — ok")\n'
+    result, after = place(source, ('print("it\'s done - ok")',), ('print("finished")',))
+    assert isinstance(result, Placed) and result.strategy == "unicode_punctuation"
+    assert after == 'print("finished")\n'
+
+
+def test_a_stricter_strategy_wins_over_a_looser_one_even_with_more_matches_below() -> None:
+    source = "x = 1\n    x = 1\n"
+    result, after = place(source, ("x = 1",), ("x = 2",))
+    assert isinstance(result, Placed) and result.strategy == "exact"
+    assert after == "x = 2\n    x = 1\n"
+
+
+def test_two_matches_are_refused_with_every_line_number() -> None:
+    result, _ = place("x\na\nx\nb\nx\n", ("x",), ("y",))
+    assert result == Refused(
+        "ambiguous",
+        "The SEARCH text matches 3 places (lines 1, 3 and 5); "
+        "add surrounding lines to make it unique.",
+    )
+
+
+def test_a_hint_line_picks_the_uniquely_nearest_match() -> None:
+    result, after = place("x\na\nx\nb\nx\n", ("x",), ("y",), hint=5)
+    assert isinstance(result, Placed)
+    assert after == "x\na\nx\nb\ny\n"
+    assert "nearest to the hint line 5" in result.notes[0]
+
+
+def test_a_hint_line_halfway_between_two_matches_is_still_ambiguous() -> None:
+    result, _ = place("x\na\nx\n", ("x",), ("y",), hint=2)
+    assert isinstance(result, Refused) and result.code == "ambiguous"
+    assert "lines 1 and 3" in result.message
+
+
+def test_the_index_finds_a_block_through_its_rarest_line() -> None:
+    lines = ["}"] * 500 + ["unique()", "}"] + ["}"] * 500
+    matches = search(LineIndex(lines), ["unique()", "}"])
+    assert [(m.start, m.end, m.strategy) for m in matches] == [(500, 502, "exact")]
+
+
+def test_reindent_detection_names_the_added_prefix() -> None:
+    assert detect_reindent(["a", "  b"], ["    a", "      b"]) == Reindent("add", prefix="    ")
+    assert detect_reindent(["a", "  b"], ["    a", "   b"]) is None

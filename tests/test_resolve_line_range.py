@@ -1,0 +1,75 @@
+"""Fenced line-range blocks: 1-based, end exclusive, and mapping through earlier edits."""
+
+from __future__ import annotations
+
+from lsp_edit.blocks.model import LineRangeTarget
+from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
+from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused
+from lsp_edit.text import LineEdit, Text
+
+SOURCE = "one\ntwo\nthree\nfour\n"
+
+
+def rendered(target: LineRangeTarget, content: tuple[str, ...], source: str = SOURCE) -> str:
+    text = Text.from_string(source)
+    result = resolve_line_range(target, content, text)
+    assert isinstance(result, Placed), result
+    return text.replace(result.edits, final_newline=result.final_newline).render()
+
+
+def test_the_end_line_is_exclusive() -> None:
+    assert rendered(LineRangeTarget(2, 4), ("TWO", "THREE")) == "one\nTWO\nTHREE\nfour\n"
+
+
+def test_an_empty_range_inserts_before_its_line() -> None:
+    assert rendered(LineRangeTarget(2, 2), ("new",)) == "one\nnew\ntwo\nthree\nfour\n"
+
+
+def test_a_range_starting_after_the_last_line_appends() -> None:
+    assert rendered(LineRangeTarget(5, 5), ("five",)) == SOURCE + "five\n"
+
+
+def test_a_range_through_the_last_line_of_a_crlf_file_without_final_newline() -> None:
+    assert rendered(LineRangeTarget(2, 3), ("two",), "1\r\n2\r\n3") == "1\r\ntwo\r\n3"
+    assert rendered(LineRangeTarget(3, 4), ("III", "IV"), "1\r\n2\r\n3") == "1\r\n2\r\nIII\r\nIV"
+
+
+def test_only_changed_lines_are_edited() -> None:
+    result = resolve_line_range(
+        LineRangeTarget(1, 5), ("one", "2", "three", "four"), Text.from_string(SOURCE)
+    )
+    assert isinstance(result, Placed)
+    assert result.edits == (LineEdit(1, 2, ("2",)),)
+
+
+def test_a_range_past_the_end_is_out_of_range() -> None:
+    result = resolve_line_range(LineRangeTarget(45, 67), ("x",), Text.from_string(SOURCE))
+    assert result == Refused(
+        "line_out_of_range", "Lines 45-67 are outside the file, which has 4 lines."
+    )
+
+
+def test_a_range_ending_before_it_starts_is_invalid() -> None:
+    result = resolve_line_range(LineRangeTarget(3, 2), ("x",), Text.from_string(SOURCE))
+    assert isinstance(result, Refused) and result.code == "invalid_line_range"
+
+
+def test_content_equal_to_the_range_is_already_applied() -> None:
+    result = resolve_line_range(LineRangeTarget(2, 3), ("two",), Text.from_string(SOURCE))
+    assert result == AlreadyApplied("Line 2 holds this content already.")
+
+
+def test_shift_moves_a_range_below_an_earlier_insertion() -> None:
+    earlier = [(LineEdit(0, 0, ("a", "b")),)]
+    assert shift_line_target(LineRangeTarget(3, 4), earlier) == LineRangeTarget(5, 6)
+
+
+def test_shift_leaves_a_range_above_an_earlier_edit() -> None:
+    earlier = [(LineEdit(5, 7, ()),)]
+    assert shift_line_target(LineRangeTarget(1, 3), earlier) == LineRangeTarget(1, 3)
+
+
+def test_shift_refuses_a_range_overlapping_an_earlier_edit() -> None:
+    earlier = [(LineEdit(1, 3, ("x",)),)]
+    result = shift_line_target(LineRangeTarget(3, 5), earlier)
+    assert isinstance(result, Refused) and result.code == "overlapping_line_range"

@@ -1,0 +1,130 @@
+"""Streaming: a reply fed in any pieces gives exactly the items of the whole
+reply, each once, as soon as its block is complete; no input crashes the parser."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lsp_edit.blocks import ReplyStream, parse_reply
+from lsp_edit.blocks.model import AnchoredEdit, FencedEdit, ReplySpan
+
+F = "```"
+
+FRAGMENTS = [
+    "Some prose explaining the change.\n",
+    "\n",
+    "src/x.py\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n",
+    "src/x.py\n<<<<<<< SEARCH\nunclosed\n=======\n",
+    "a.py\n««« EDIT\nx\n═══════ REPL\ny\n»»» EDIT END\n",
+    "a.py\n««« EDIT\nlead\n───────\nold\n═══════\nnew\n───────\ntrail\n»»»\n",
+    "*** Begin Patch\n*** Update File: a.py\n@@ def f\n x\n-y\n+z\n"
+    "*** Add File: n.py\n+n\n*** End Patch\n",
+    "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n",
+    f"{F}diff\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n{F}\n",
+    f"src/x.py\n{F}python:Client-chat\n    def chat(self):\n        pass\n{F}\n",
+    f"{F}python:3:5\nx\n{F}\n",
+    f"{F}python:5:3\nx\n{F}\n",
+    f"{F}bash\n$ git status\n{F}\n",
+    f'{F}json\n{{"op": "delete_lines", "path": "a", "start_line": 1, "end_line": 2}}\n{F}\n',
+    f"{F}python\n",
+    f"{F}\n",
+    "<<<<<<< SEARCH\n",
+    "=======\n",
+    ">>>>>>> REPLACE\n",
+    "»»» EDIT END\n",
+    "--- \n",
+    "@@ -1 +1 @@\n",
+    "-x\n",
+    '[{"op": "delete_lines", "start_line": 1, "end_line": 1}]\n',
+]
+
+
+@st.composite
+def replies(draw):
+    parts = draw(st.lists(st.sampled_from(FRAGMENTS), max_size=8))
+    ending = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    return "".join(parts).replace("\n", ending)
+
+
+def fed_in_pieces(text, cuts):
+    stream = ReplyStream()
+    items = []
+    points = sorted({min(len(text), cut) for cut in cuts})
+    start = 0
+    for point in [*points, len(text)]:
+        items += stream.feed(text[start:point])
+        start = point
+    return items + stream.finish()
+
+
+@settings(max_examples=300, deadline=None)
+@given(replies(), st.lists(st.integers(min_value=0, max_value=400), max_size=12))
+def test_any_split_of_a_reply_gives_the_same_items_as_the_whole_reply(reply, cuts):
+    assert fed_in_pieces(reply, cuts) == parse_reply(reply)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(exclude_categories=["Cs"])), st.lists(st.integers(0, 200), max_size=6))
+def test_arbitrary_text_never_crashes_and_splits_agree(text, cuts):
+    assert fed_in_pieces(text, cuts) == parse_reply(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(replies())
+def test_crlf_and_cr_replies_parse_like_lf(reply):
+    lf = reply.replace("\r\n", "\n").replace("\r", "\n")
+    assert parse_reply(lf.replace("\n", "\r\n")) == parse_reply(lf)
+    assert parse_reply(lf.replace("\n", "\r")) == parse_reply(lf)
+
+
+def test_a_block_is_reported_by_the_delta_that_completes_it_and_only_once():
+    stream = ReplyStream()
+    assert stream.feed("a.py\n<<<<<<< SEARCH\nx\n=======\ny\n") == []
+    (edit,) = stream.feed(">>>>>>> REPLACE\nmore prose")
+    assert isinstance(edit, AnchoredEdit) and edit.span == ReplySpan(2, 6)
+    assert stream.feed(" and more\n") == []
+    assert stream.finish() == []
+
+
+def test_a_partial_last_line_waits_for_its_line_ending():
+    stream = ReplyStream()
+    assert stream.feed(f"a.py\n{F}python:1:2\nx\n{F}") == []
+    (edit,) = stream.feed("\n")
+    assert isinstance(edit, FencedEdit) and edit.content == ("x",)
+
+
+def test_closing_line_without_a_final_newline_completes_at_finish():
+    stream = ReplyStream()
+    assert stream.feed(f"a.py\n{F}python:1:2\nx\n{F}") == []
+    (edit,) = stream.finish()
+    assert edit.content == ("x",)
+
+
+def test_cr_at_the_end_of_a_delta_followed_by_lf_is_one_line_ending():
+    stream = ReplyStream()
+    items = stream.feed("a.py\r\n<<<<<<< SEARCH\r") + stream.feed(
+        "\nx\r\n=======\r\ny\r\n>>>>>>> REPLACE\r"
+    )
+    items += stream.finish()
+    assert [edit.span for edit in items] == [ReplySpan(2, 6)]
+
+
+def test_unclosed_block_is_only_reported_at_finish():
+    stream = ReplyStream()
+    assert stream.feed("a.py\n<<<<<<< SEARCH\nx\n") == []
+    (problem,) = stream.finish()
+    assert problem.code == "unclosed_block"
+
+
+def test_feeding_after_finish_is_a_usage_error():
+    stream = ReplyStream()
+    stream.finish()
+    with pytest.raises(RuntimeError):
+        stream.feed("x")
+
+
+def test_large_search_replace_block_keeps_every_line():
+    old = [f"line {i}" for i in range(20_000)]
+    reply = "big.py\n<<<<<<< SEARCH\n" + "\n".join(old) + "\n=======\nnew\n>>>>>>> REPLACE\n"
+    (edit,) = parse_reply(reply)
+    assert edit.hunks[0].old_lines == tuple(old) and edit.span == ReplySpan(2, 20_005)

@@ -1,0 +1,106 @@
+"""A document's text: line endings detected and kept, final newline kept, untouched
+lines byte-identical."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lsp_edit.text import LineEdit, Text, detect_line_ending, split_content, split_lines
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a\r\nb\nc\r", "\r\n"),
+        ("a\nb\rc", "\n"),
+        ("a\rb\r", "\r"),
+        ("no ending", "\n"),
+        ("", "\n"),
+    ],
+)
+def test_line_ending_detection_prefers_crlf_then_lf_then_cr_then_falls_back_to_lf(text, expected):
+    assert detect_line_ending(text) == expected
+
+
+def test_split_keeps_each_lines_own_ending():
+    assert split_lines("a\r\nb\nc\rd") == ["a\r\n", "b\n", "c\r", "d"]
+    assert split_lines("") == []
+    assert split_lines("\n") == ["\n"]
+
+
+def test_split_does_not_break_lines_on_form_feed_or_unicode_separators():
+    assert split_content("a\x0cb\u2028c\x85d\n") == ["a\x0cb\u2028c\x85d"]
+
+
+def test_replacing_a_line_in_a_crlf_file_writes_crlf():
+    text = Text.from_string("a\r\nb\r\nc\r\n")
+    assert text.replace([LineEdit(1, 2, ("X", "Y"))]).render() == "a\r\nX\r\nY\r\nc\r\n"
+
+
+def test_file_without_final_newline_keeps_lacking_one_after_editing_its_last_line():
+    text = Text.from_string("a\nb")
+    assert text.replace([LineEdit(1, 2, ("B",))]).render() == "a\nB"
+
+
+def test_appending_after_a_last_line_without_newline_separates_the_lines():
+    text = Text.from_string("a\r\nb\r\nc")
+    assert text.replace([LineEdit(3, 3, ("Z",))]).render() == "a\r\nb\r\nc\r\nZ"
+
+
+def test_deleting_the_last_line_leaves_no_stray_newline():
+    assert Text.from_string("a\nb").replace([LineEdit(1, 2, ())]).render() == "a"
+    assert Text.from_string("a\nb\n").replace([LineEdit(1, 2, ())]).render() == "a\n"
+
+
+def test_deleting_every_line_leaves_an_empty_file():
+    assert Text.from_string("a\nb\n").replace([LineEdit(0, 2, ())]).render() == ""
+
+
+def test_new_file_content_gets_a_final_newline():
+    assert Text(()).replace([LineEdit(0, 0, ("x", "y"))]).render() == "x\ny\n"
+
+
+def test_final_newline_override_decides_the_ending():
+    text = Text.from_string("a\nb")
+    assert text.replace([LineEdit(2, 2, ("c",))], final_newline=True).render() == "a\nb\nc\n"
+
+
+def test_mixed_endings_of_untouched_lines_stay_as_they_were():
+    text = Text.from_string("a\r\nb\nc\r\nd\n")
+    assert text.eol == "\r\n"
+    assert text.replace([LineEdit(2, 3, ("C",))]).render() == "a\r\nb\nC\r\nd\n"
+
+
+def test_bom_is_kept():
+    text = Text.from_string("\ufeffa\nb\n")
+    assert text.lines == ["a", "b"]
+    assert text.replace([LineEdit(0, 1, ("A",))]).render() == "\ufeffA\nb\n"
+
+
+def test_overlapping_edits_are_a_bug_and_raise():
+    with pytest.raises(ValueError):
+        Text.from_string("a\nb\nc\n").replace([LineEdit(0, 2, ()), LineEdit(1, 3, ())])
+
+
+def test_several_edits_apply_against_the_same_original():
+    text = Text.from_string("1\n2\n3\n4\n")
+    result = text.replace([LineEdit(3, 4, ("four",)), LineEdit(0, 1, ("one", "uno"))])
+    assert result.render() == "one\nuno\n2\n3\nfour\n"
+
+
+@given(st.text(alphabet="ab \t\r\n\u2028"))
+def test_rendering_an_unedited_text_gives_back_the_same_string(source):
+    assert Text.from_string(source).render() == source
+
+
+@given(
+    st.lists(st.text(alphabet="ab \t"), max_size=6),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.booleans(),
+)
+def test_lines_and_ending_survive_a_no_op_edit(lines, eol, final):
+    source = eol.join(lines) + (eol if final and lines else "")
+    text = Text.from_string(source)
+    if text.line_count:
+        kept = text.replace([LineEdit(0, 1, (text.lines[0],))])
+        assert kept.render() == source

@@ -1,0 +1,165 @@
+"""Paths stay inside the workspace; files are read as UTF-8 or refused; writes are
+atomic and keep permissions."""
+
+import os
+import stat
+
+import pytest
+
+from lsp_edit.resolve.model import Refused
+from lsp_edit.text import Text
+from lsp_edit.workspace import FileRef, Workspace
+
+
+@pytest.fixture
+def root(tmp_path):
+    project = tmp_path / "project"
+    (project / "src" / "pkg").mkdir(parents=True)
+    (project / "src" / "pkg" / "client.py").write_text("x = 1\n")
+    (project / "README.md").write_text("hi\n")
+    return project
+
+
+def test_relative_path_resolves_inside_the_root(root):
+    ref = Workspace(root).locate("src/pkg/client.py")
+    assert isinstance(ref, FileRef)
+    assert ref.relative == "src/pkg/client.py" and ref.note is None
+
+
+@pytest.mark.parametrize("escaping", ["../outside.py", "src/../../outside.py", "/etc/passwd"])
+def test_paths_leading_out_of_the_workspace_are_refused(root, escaping):
+    result = Workspace(root).locate(escaping)
+    assert isinstance(result, Refused) and result.code == "outside_workspace"
+
+
+def test_absolute_path_inside_the_workspace_is_accepted(root):
+    ref = Workspace(root).locate(str(root / "README.md"))
+    assert isinstance(ref, FileRef) and ref.relative == "README.md"
+
+
+def test_symlink_leading_out_of_the_workspace_is_refused(root, tmp_path):
+    (tmp_path / "secret.txt").write_text("secret\n")
+    os.symlink(tmp_path / "secret.txt", root / "link.txt")
+    result = Workspace(root).locate("link.txt")
+    assert isinstance(result, Refused) and result.code == "outside_workspace"
+
+
+def test_symlinked_folder_leading_out_is_refused_even_for_new_files(root, tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / "out")
+    result = Workspace(root).locate("out/new.py")
+    assert isinstance(result, Refused) and result.code == "outside_workspace"
+
+
+def test_path_naming_no_file_resolves_by_its_tail_to_the_one_matching_file(root):
+    ref = Workspace(root).locate("pkg/client.py")
+    assert isinstance(ref, FileRef)
+    assert ref.relative == "src/pkg/client.py"
+    assert ref.note is not None and "src/pkg/client.py" in ref.note
+
+
+def test_tail_matching_two_files_is_not_resolved(root):
+    (root / "tests").mkdir()
+    (root / "tests" / "client.py").write_text("")
+    ref = Workspace(root).locate("client.py")
+    assert isinstance(ref, FileRef) and ref.relative == "client.py" and ref.note is None
+
+
+def test_tail_matching_can_be_turned_off_for_new_files(root):
+    ref = Workspace(root).locate("client.py", allow_tail_match=False)
+    assert isinstance(ref, FileRef) and ref.relative == "client.py"
+
+
+def test_folder_is_not_a_file(root):
+    result = Workspace(root).locate("src")
+    assert isinstance(result, Refused) and result.code == "file_not_found"
+
+
+def test_missing_file_reads_as_none(root):
+    workspace = Workspace(root)
+    ref = workspace.locate("new.py", allow_tail_match=False)
+    assert isinstance(ref, FileRef) and workspace.read(ref) is None
+
+
+def test_binary_file_is_refused(root):
+    (root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    workspace = Workspace(root)
+    ref = workspace.locate("image.png")
+    assert isinstance(ref, FileRef)
+    result = workspace.read(ref)
+    assert isinstance(result, Refused) and result.code == "binary_file"
+    assert result.message == "Cannot edit binary file `image.png`."
+
+
+def test_file_in_another_encoding_is_refused_not_rewritten(root):
+    (root / "latin.txt").write_bytes("café\n".encode("latin-1"))
+    workspace = Workspace(root)
+    ref = workspace.locate("latin.txt")
+    assert isinstance(ref, FileRef)
+    result = workspace.read(ref)
+    assert isinstance(result, Refused) and result.code == "not_utf8"
+    assert "not UTF-8" in result.message
+
+
+def test_utf8_bom_is_kept_through_read_and_write(root):
+    (root / "bom.txt").write_bytes(b"\xef\xbb\xbfa\r\nb\r\n")
+    workspace = Workspace(root)
+    ref = workspace.locate("bom.txt")
+    assert isinstance(ref, FileRef)
+    text = workspace.read(ref)
+    assert isinstance(text, Text) and text.lines == ["a", "b"]
+    workspace.write(ref, text)
+    assert (root / "bom.txt").read_bytes() == b"\xef\xbb\xbfa\r\nb\r\n"
+
+
+def test_write_keeps_the_files_permissions(root):
+    script = root / "run.sh"
+    script.write_text("echo hi\n")
+    script.chmod(0o750)
+    workspace = Workspace(root)
+    ref = workspace.locate("run.sh")
+    assert isinstance(ref, FileRef)
+    workspace.write(ref, Text.from_string("echo bye\n"))
+    assert script.read_text() == "echo bye\n"
+    assert stat.S_IMODE(script.stat().st_mode) == 0o750
+
+
+def test_write_leaves_no_temporary_file_behind(root):
+    workspace = Workspace(root)
+    ref = workspace.locate("src/pkg/client.py")
+    assert isinstance(ref, FileRef)
+    workspace.write(ref, Text.from_string("x = 2\n"))
+    assert sorted(os.listdir(root / "src" / "pkg")) == ["client.py"]
+
+
+def test_write_that_fails_midway_leaves_the_original_intact(root, monkeypatch):
+    workspace = Workspace(root)
+    ref = workspace.locate("README.md")
+    assert isinstance(ref, FileRef)
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        workspace.write(ref, Text.from_string("new\n"))
+    assert (root / "README.md").read_text() == "hi\n"
+    assert sorted(os.listdir(root)) == ["README.md", "src"]
+
+
+def test_new_file_in_a_new_folder_is_created(root):
+    workspace = Workspace(root)
+    ref = workspace.locate("docs/guide.md", allow_tail_match=False)
+    assert isinstance(ref, FileRef)
+    workspace.write(ref, Text.from_string("# Guide\n"))
+    assert (root / "docs" / "guide.md").read_text() == "# Guide\n"
+
+
+def test_writing_through_a_symlink_inside_the_workspace_updates_its_target(root):
+    os.symlink(root / "README.md", root / "alias.md")
+    workspace = Workspace(root)
+    ref = workspace.locate("alias.md")
+    assert isinstance(ref, FileRef) and ref.relative == "README.md"
+    workspace.write(ref, Text.from_string("changed\n"))
+    assert os.path.islink(root / "alias.md")
+    assert (root / "README.md").read_text() == "changed\n"
