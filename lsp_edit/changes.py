@@ -38,7 +38,8 @@ from lsp_edit.resolve.complete_file import resolve_complete_file
 from lsp_edit.resolve.line_ops import resolve_line_operation
 from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
-from lsp_edit.symbols import language_for
+from lsp_edit.symbols import SymbolIndex, language_for
+from lsp_edit.symbols.model import Symbol
 from lsp_edit.text import LineEdit, Text
 from lsp_edit.workspace import FileRef
 
@@ -85,6 +86,7 @@ class FileOutcome:
     ref: FileRef
     before: Text | None
     after: Text | None
+    moved_to: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -221,10 +223,11 @@ def describe(block: ReplyItem) -> str:
     if isinstance(block, ChunkDiff):
         where = f"ast-path:{block.symbol}" if block.symbol else f"line {block.line}"
         return f"Change to `{where}` (chunk diff)"
-    if isinstance(block, DeleteLines):
-        return f"Deletion of lines {block.start_line}-{block.end_line}"
-    if isinstance(block, InsertLines):
-        return f"Insertion {block.position} line {block.line}"
+    if isinstance(block, DeleteLines | InsertLines):
+        where = f" in `{block.path}`" if block.path else ""
+        if isinstance(block, DeleteLines):
+            return f"Deletion of lines {block.start_line}-{block.end_line}{where}"
+        return f"Insertion {block.position} line {block.line}{where}"
     if isinstance(block, ParseProblem):
         return f"Block at reply lines {block.span.start_line}-{block.span.end_line}"
     return f"Suggested command `{block.command}`"
@@ -250,6 +253,9 @@ class Planner:
         # Per file, the edit batches applied so far, to map line ranges that refer
         # to the document as it was before the reply.
         self._history: dict[str, list[tuple[LineEdit, ...]]] = {}
+        # One index for the reply: each block's text is reparsed incrementally from
+        # the previous one of the same file.
+        self._symbols = SymbolIndex()
 
     def add(self, items: Sequence[ReplyItem]) -> list[Change]:
         """Places the items, returns the changes they made (suggestions are collected)."""
@@ -315,6 +321,15 @@ class Planner:
             outcome = FileOutcome(ref, current, current)
         text = outcome.after
         resolution = self._resolve(item, text, ref)
+        destination: FileRef | None = None
+        if isinstance(item, AnchoredEdit) and item.move_to and text is not None:
+            moved = self._move_destination(item.move_to, ref)
+            if isinstance(moved, Refused):
+                resolution = moved
+            else:
+                destination = moved
+                if isinstance(resolution, AlreadyApplied):
+                    resolution = Placed((), "rename")
         if isinstance(resolution, Refused):
             self._failed.add(ref.relative)
             return _fail(change, resolution)
@@ -331,11 +346,34 @@ class Planner:
         change.range = _covered_lines(resolution.edits)
         if isinstance(item, DeleteFile):
             outcome.after = None
-        else:
-            base = text if text is not None else Text(())
-            outcome.after = base.replace(resolution.edits, final_newline=resolution.final_newline)
-            self._history.setdefault(ref.relative, []).append(resolution.edits)
+            return change
+        base = text if text is not None else Text(())
+        outcome.after = base.replace(resolution.edits, final_newline=resolution.final_newline)
+        self._history.setdefault(ref.relative, []).append(resolution.edits)
+        if destination is not None:
+            self.plan.files[destination.relative] = FileOutcome(destination, None, outcome.after)
+            outcome.after = None
+            outcome.moved_to = destination.relative
+            change.notes += (f"Moved to `{destination.relative}`.",)
         return change
+
+    def _move_destination(self, written: str, source: FileRef) -> FileRef | Refused:
+        destination = self.files.locate(written, allow_tail_match=False)
+        if isinstance(destination, Refused):
+            return destination
+        planned = self.plan.files.get(destination.relative)
+        exists = (
+            planned.after is not None
+            if planned is not None
+            else self.files.read(destination) is not None
+        )
+        if exists or destination.relative == source.relative:
+            return Refused(
+                "file_exists",
+                f"Cannot move `{source.relative}` to `{destination.relative}`: that file "
+                "already exists.",
+            )
+        return destination
 
     def _resolve(self, item: EditBlock, text: Text | None, ref: FileRef) -> Resolution:
         if isinstance(item, CreateFile):
@@ -373,9 +411,13 @@ class Planner:
                 "unsupported_language",
                 f"Cannot find symbols in `{ref.relative}`: its language is not supported.",
             )
+
+        def symbols_of(text: Text, language: str) -> list[Symbol]:
+            return self._symbols.symbols(ref.relative, None, text, language)
+
         if isinstance(item, ChunkDiff):
-            return resolve_chunk_diff(item, text, language)
-        return resolve_ast_path(item, text, language)
+            return resolve_chunk_diff(item, text, language, symbols_of=symbols_of)
+        return resolve_ast_path(item, text, language, symbols_of=symbols_of)
 
     def _missing(self, ref: FileRef) -> Refused:
         similar = self.files.similar_files(ref.relative.rsplit("/", 1)[-1])
@@ -416,7 +458,9 @@ def summary(plan: Plan, *, dry_run: bool = False) -> str:
     for name, outcome in plan.files.items():
         if not outcome.changed:
             continue
-        if outcome.after is None:
+        if outcome.moved_to is not None:
+            lines.append(f"File '{name}' has been moved to '{outcome.moved_to}'.")
+        elif outcome.after is None:
             lines.append(f"File '{name}' has been deleted.")
         elif outcome.before is None:
             lines.append(

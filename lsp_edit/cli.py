@@ -93,13 +93,14 @@ def run_apply(args: argparse.Namespace) -> int:
     planner.add(parse_reply(reply))
     plan = planner.plan
     if not args.dry_run:
-        for outcome in plan.files.values():
-            if not outcome.changed:
-                continue
+        changed = [outcome for outcome in plan.files.values() if outcome.changed]
+        # Writes before deletions: a move whose write fails must not lose its source.
+        for outcome in changed:
+            if outcome.after is not None:
+                workspace.write(outcome.ref, outcome.after)
+        for outcome in changed:
             if outcome.after is None:
                 workspace.delete(outcome.ref)
-            else:
-                workspace.write(outcome.ref, outcome.after)
     if args.diff:
         for outcome in plan.files.values():
             sys.stdout.write(_unified_diff(outcome))

@@ -24,6 +24,7 @@ CR = "\r"
 BOM = "\ufeff"
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r|$)")
+_ENDING = re.compile(r"\r\n|\n|\r")
 
 
 def detect_line_ending(text: str) -> str:
@@ -111,16 +112,19 @@ class Text:
     @cached_property
     def lines(self) -> list[str]:
         """The lines without their endings. Do not mutate."""
-        return [strip_ending(line) for line in self.raw_lines]
+        body = "".join(self.raw_lines)
+        if "\r" not in body:
+            lines = body.split("\n")
+        else:
+            lines = _ENDING.split(body)
+        if self.raw_lines and lines and lines[-1] == "" and self.final_newline:
+            lines.pop()
+        return lines if self.raw_lines else []
 
     @cached_property
     def eol(self) -> str:
         """The ending new lines get: the dominant one of this text."""
-        endings = {ending_of(line) for line in self.raw_lines}
-        for candidate in (CRLF, LF, CR):
-            if candidate in endings:
-                return candidate
-        return LF
+        return detect_line_ending("".join(self.raw_lines))
 
     @property
     def final_newline(self) -> bool:
@@ -155,25 +159,40 @@ class Text:
         had_final_newline = self.final_newline or not self.raw_lines
         if final_newline is not None:
             had_final_newline = final_newline
+        lines = self.lines
         out: list[str] = []
+        out_lines: list[str] = []
         cursor = 0
         for edit in ordered:
             out.extend(self.raw_lines[cursor : edit.start])
+            out_lines.extend(lines[cursor : edit.start])
             if edit.new_lines and out and ending_of(out[-1]) == "":
                 out[-1] += eol
-            out.extend(line + eol for line in edit.new_lines)
+            out.extend([line + eol for line in edit.new_lines])
+            out_lines.extend(edit.new_lines)
             cursor = edit.end
-        tail = list(self.raw_lines[cursor:])
+        tail = self.raw_lines[cursor:]
         if out and tail and ending_of(out[-1]) == "":
             out[-1] += eol
         out.extend(tail)
+        out_lines.extend(lines[cursor:])
         if out:
             last = out[-1]
             if had_final_newline and ending_of(last) == "":
                 out[-1] = last + eol
             elif not had_final_newline:
                 out[-1] = strip_ending(last)
-        return Text(tuple(out), self.bom)
+                if not out[-1]:
+                    # an empty last line without an ending is no line at all
+                    out.pop()
+                    out_lines.pop()
+        result = Text(tuple(out), self.bom)
+        # Derived once here rather than re-split: a sequence of edits to a large
+        # file would otherwise pay a full split per edit.
+        result.__dict__["lines"] = out_lines
+        if self.raw_lines:
+            result.__dict__["eol"] = eol
+        return result
 
     def with_raw_lines(self, raw_lines: Sequence[str]) -> Text:
         """The same document (BOM kept) with other raw lines, for callers that

@@ -2,7 +2,14 @@
 renames, several files, and the miscounts that are refused."""
 
 from lsp_edit.blocks import parse_reply
-from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ReplySpan
+from lsp_edit.blocks.model import (
+    AnchoredEdit,
+    CreateFile,
+    DeleteFile,
+    Hunk,
+    ParseProblem,
+    ReplySpan,
+)
 
 F = "```"
 
@@ -126,3 +133,27 @@ def test_diff_fence_may_hold_a_v4a_patch():
 def test_diff_in_a_python_fence_is_read_as_a_diff():
     reply = f"{F}python\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n{F}\n"
     assert parse_reply(reply)[0].hunks == (Hunk(("a",), ("b",), 1),)
+
+
+def test_hunk_with_miscounted_header_ended_by_a_blank_line_and_prose_is_taken_as_written():
+    reply = (
+        "--- a/app.py\n+++ b/app.py\n@@ -90,7 +90,7 @@\n def reset(store):\n"
+        "-    store.items = {}\n-    store.count = 0\n+    store.clear()\n\n"
+        "That makes reset reuse clear.\n"
+    )
+    (edit,) = parse_reply(reply)
+    assert isinstance(edit, AnchoredEdit)
+    assert edit.hunks == (
+        Hunk(
+            ("def reset(store):", "    store.items = {}", "    store.count = 0"),
+            ("def reset(store):", "    store.clear()"),
+            hint_line=90,
+        ),
+    )
+
+
+def test_prose_line_directly_inside_a_short_hunk_is_still_refused():
+    reply = "--- a/app.py\n+++ b/app.py\n@@ -1,4 +1,4 @@\n a\n-b\n+c\nnot prefixed\n"
+    (problem,) = [item for item in parse_reply(reply) if isinstance(item, ParseProblem)]
+    assert problem.code == "malformed_diff"
+    assert "declares 4 old and 4 new lines and has 2 and 2 so far" in problem.message

@@ -263,3 +263,35 @@ def test_v4a_add_file_over_an_existing_file_is_refused(workspace):
     reply = "*** Begin Patch\n*** Add File: notes.txt\n+new\n*** End Patch\n"
     result = plan(workspace, reply)
     assert result.changes[0].code == "file_exists"
+
+
+def test_v4a_move_to_updates_and_renames_the_file(workspace):
+    reply = (
+        "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: docs/notes.md\n@@\n"
+        "-two\n+2\n*** End Patch\n"
+    )
+    result = plan(workspace, reply)
+    assert result.changes[0].status is Status.APPLIED
+    assert result.files["notes.txt"].after is None
+    assert result.files["docs/notes.md"].before is None
+    assert after(result, "docs/notes.md") == "one\n2\nthree\nfour\nfive\n"
+    assert summary(result).splitlines()[:2] == [
+        "File 'notes.txt' has been moved to 'docs/notes.md'.",
+        "File 'docs/notes.md' has been created. It now has 5 lines.",
+    ]
+
+
+def test_pure_rename_in_a_git_diff_moves_the_file_unchanged(workspace):
+    reply = "diff --git a/notes.txt b/moved.txt\nrename from notes.txt\nrename to moved.txt\n"
+    result = plan(workspace, reply)
+    assert result.changes[0].status is Status.APPLIED
+    assert after(result, "moved.txt") == "one\ntwo\nthree\nfour\nfive\n"
+    assert result.files["notes.txt"].after is None
+
+
+def test_move_onto_an_existing_file_is_refused(workspace):
+    reply = "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: client.py\n*** End Patch\n"
+    result = plan(workspace, reply)
+    change = result.changes[0]
+    assert change.code == "file_exists" and "client.py" in change.message
+    assert "notes.txt" not in result.files or not result.files["notes.txt"].changed

@@ -195,3 +195,15 @@ def test_bundled_example_applies_every_block(tmp_path):
     assert "    def remove(self, name: str) -> None:" in cart
     assert '"SPRING25": 0.25' in (project / "shop" / "pricing.py").read_text()
     assert (project / "shop" / "receipt.py").exists()
+
+
+def test_apply_moves_a_file_on_disk(project, tmp_path, capsys):
+    reply = write_reply(
+        tmp_path,
+        "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: kept/notes.txt\n@@\n"
+        "-two\n+2\n*** End Patch\n",
+    )
+    code, _, _ = run(capsys, "apply", reply, "--root", str(project))
+    assert code == 0
+    assert not (project / "notes.txt").exists()
+    assert (project / "kept" / "notes.txt").read_bytes() == b"one\r\n2\r\nthree"

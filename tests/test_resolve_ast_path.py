@@ -314,3 +314,45 @@ def test_each_language_places_a_block_at_its_symbol_with_the_exact_result(
     language: str, path: str, source: str, content: str, expected: str
 ) -> None:
     assert _apply(source, path, content, language) == expected
+
+
+STORE = (
+    "class Store:\n"
+    '    """Keeps things."""\n'
+    "\n"
+    "    def __init__(self):\n"
+    "        self.items = {}\n"
+    "\n"
+    "    def put(self, key, value):\n"
+    "        self.items[key] = value\n"
+    "\n"
+    "    def clear(self):\n"
+    "        self.items = {}\n"
+)
+
+
+def test_replacement_eliding_the_rest_of_a_class_keeps_the_elided_methods():
+    content = (
+        "class Store:\n"
+        '    """Keeps things, counted."""\n'
+        "\n"
+        "    def __init__(self):\n"
+        "        self.items = {}\n"
+        "\n"
+        "    # ... rest of the class unchanged ..."
+    )
+    result = _resolve(STORE, "Store", content)
+    assert isinstance(result, Placed)
+    assert Text.from_string(STORE).replace(result.edits).render() == STORE.replace(
+        "Keeps things.", "Keeps things, counted."
+    )
+    assert result.notes == (
+        "Filled 5 elided lines at `# ... rest of the class unchanged ...` from the original "
+        "(lines 7-11)",
+    )
+
+
+def test_replacement_whose_placeholder_cannot_be_placed_is_refused_not_applied():
+    content = "class Store:\n    # ... existing code ...\n    def other(self):\n        pass"
+    result = _resolve(STORE, "Store", content)
+    assert isinstance(result, Refused) and result.code == "elision_ambiguous"

@@ -111,3 +111,17 @@ def test_a_closing_brace_after_a_final_placeholder_lines_up_with_the_end() -> No
     new = "function f() {\n  start();\n  a();\n  // ... existing code ...\n}"
     _, after = place(source, old, new)
     assert after == "function f() {\n  start();\n  a();\n  if (x) {\n    b();\n  }\n}\n"
+
+
+def test_placeholder_set_off_by_blank_lines_anchors_on_the_nearest_line_with_text():
+    from lsp_edit.resolve.complete_file import resolve_complete_file
+
+    original = Text.from_string(
+        "import os\n\n\ndef a():\n    pass\n\n\ndef b():\n    pass\n\n\ndef c():\n    return 1\n"
+    )
+    content = ["import os", "", "# ... existing code ...", "", "", "def c():", "    return 2"]
+    result = resolve_complete_file(content, original)
+    assert isinstance(result, Placed)
+    assert original.replace(result.edits).render() == (
+        "import os\n\n\ndef a():\n    pass\n\n\ndef b():\n    pass\n\n\ndef c():\n    return 2\n"
+    )

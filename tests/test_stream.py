@@ -128,3 +128,100 @@ def test_large_search_replace_block_keeps_every_line():
     reply = "big.py\n<<<<<<< SEARCH\n" + "\n".join(old) + "\n=======\nnew\n>>>>>>> REPLACE\n"
     (edit,) = parse_reply(reply)
     assert edit.hunks[0].old_lines == tuple(old) and edit.span == ReplySpan(2, 20_005)
+
+
+ENDINGS = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(replies(), st.data())
+def test_a_reply_mixing_line_endings_line_by_line_parses_like_lf(reply, data):
+    lf = reply.replace("\r\n", "\n").replace("\r", "\n")
+    lines = lf.split("\n")
+    mixed = ""
+    for line in lines[:-1]:
+        ending = data.draw(ENDINGS)
+        if not line and mixed.endswith("\r") and ending == "\n":
+            ending = "\r\n"  # `\r` then `\n` would be one line ending
+        mixed += line + ending
+    mixed += lines[-1]
+    cuts = data.draw(st.lists(st.integers(0, len(mixed)), max_size=12))
+    assert fed_in_pieces(mixed, cuts) == parse_reply(mixed) == parse_reply(lf)
+
+
+@settings(max_examples=100, deadline=None)
+@given(replies())
+def test_feeding_one_character_at_a_time_gives_the_same_items(reply):
+    assert fed_in_pieces(reply, range(len(reply))) == parse_reply(reply)
+
+
+# Lines a block's content may hold that look like something else
+CONTENT_LINES = [
+    "",
+    "   ",
+    "\t",
+    "\x0c",
+    "x = 1",
+    "    return value",
+    "<<<<<<< HEAD",
+    "x <<<<<<< SEARCH",
+    "===",
+    "==========",
+    ">>>>",
+    "« EDIT",
+    "*** Update File: a.py",
+    "--- a/x.py",
+    "+++ b/x.py",
+    "@@ -1 +1 @@",
+    "diff --git a/x b/x",
+    "`code`",
+    "~~",
+    '{"op": "delete_lines"}',
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(CONTENT_LINES), max_size=60),
+    st.lists(st.sampled_from(CONTENT_LINES), max_size=60),
+    st.lists(st.integers(0, 2000), max_size=8),
+)
+def test_search_replace_halves_come_back_line_for_line(old, new, cuts):
+    reply = "\n".join(["a.py", "<<<<<<< SEARCH", *old, "=======", *new, ">>>>>>> REPLACE", ""])
+    (edit,) = fed_in_pieces(reply, cuts)
+    assert isinstance(edit, AnchoredEdit)
+    assert edit.hunks[0].old_lines == tuple(old) and edit.hunks[0].new_lines == tuple(new)
+    assert edit.span == ReplySpan(2, len(old) + len(new) + 4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([*CONTENT_LINES, "<<<<<<< SEARCH", "=======", "»»»"]), max_size=80),
+    st.lists(st.integers(0, 2000), max_size=8),
+)
+def test_fenced_block_content_comes_back_line_for_line(content, cuts):
+    reply = "\n".join(["a.py", f"{F}python:3:5", *content, F, ""])
+    (edit,) = fed_in_pieces(reply, cuts)
+    assert isinstance(edit, FencedEdit) and edit.content == tuple(content)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(" -+"), st.sampled_from(["x", "", "-- y", "- z", "++ w"])),
+        min_size=1,
+        max_size=60,
+    ),
+    st.lists(st.integers(0, 2000), max_size=8),
+)
+def test_a_counted_hunk_takes_exactly_its_lines(lines, cuts):
+    old = tuple(body for prefix, body in lines if prefix != "+")
+    new = tuple(body for prefix, body in lines if prefix != "-")
+    hunk_lines = [prefix + body for prefix, body in lines]
+    reply = "\n".join(
+        ["--- a/x.py", "+++ b/x.py", f"@@ -1,{len(old)} +1,{len(new)} @@", *hunk_lines, "", "done"]
+    )
+    (edit,) = fed_in_pieces(reply, cuts)
+    assert isinstance(edit, AnchoredEdit)
+    assert (edit.hunks[0].old_lines, edit.hunks[0].new_lines) == (old, new)
+    assert edit.span == ReplySpan(1, len(lines) + 3)

@@ -5,7 +5,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lsp_edit.text import LineEdit, Text, detect_line_ending, split_content, split_lines
+from lsp_edit.text import (
+    LineEdit,
+    Text,
+    detect_line_ending,
+    split_content,
+    split_lines,
+    strip_ending,
+)
 
 
 @pytest.mark.parametrize(
@@ -104,3 +111,29 @@ def test_lines_and_ending_survive_a_no_op_edit(lines, eol, final):
     if text.line_count:
         kept = text.replace([LineEdit(0, 1, (text.lines[0],))])
         assert kept.render() == source
+
+
+@given(st.text(alphabet="ab\r\n\u2028"))
+def test_lines_are_the_raw_lines_without_their_endings(source):
+    text = Text.from_string(source)
+    assert text.lines == [strip_ending(line) for line in text.raw_lines]
+
+
+@given(
+    st.lists(st.text(alphabet="ab"), max_size=5),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.booleans(),
+    st.integers(0, 6),
+    st.integers(0, 3),
+    st.lists(st.text(alphabet="xy"), max_size=3),
+)
+def test_lines_after_an_edit_match_a_fresh_split_of_the_result(
+    lines, eol, final, start, length, new
+):
+    # One ending per file: a lone CR line followed by an inserted empty LF line
+    # would read back as one CRLF line, which no real file mixes.
+    text = Text.from_string(eol.join(lines) + (eol if final else ""))
+    start = min(start, text.line_count)
+    end = min(start + length, text.line_count)
+    edited = text.replace([LineEdit(start, end, tuple(new))])
+    assert edited.lines == Text.from_string(edited.render()).lines

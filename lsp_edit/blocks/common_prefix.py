@@ -26,12 +26,15 @@ from enum import Enum
 from lsp_edit.blocks.markers import is_block_opener
 from lsp_edit.blocks.model import AnchoredEdit, Hunk, ParseProblem
 from lsp_edit.blocks.scanner import (
+    FENCE_LINE,
     BlockPath,
     Emit,
+    Plain,
     ReplyLine,
     Step,
     empty_path_problem,
     span,
+    split_block,
     where,
 )
 
@@ -43,6 +46,18 @@ ANCHOR = "───────"
 _SEPARATOR = re.compile(r"═{3,}(?:[ \t]*REPL)?")
 _ANCHOR = re.compile(r"─{3,}")
 _CLOSER = re.compile(r"»»»(?:[ \t]*EDIT[ \t]+END)?")
+# Lines that may be a marker in any phase (or a fence line, which may close a wrapper)
+# A whole plain-layout block after its opener with no line that may be a marker
+# (in the new half, `═══` and `───` are content)
+_WHOLE = re.compile(
+    r"(?P<old>(?:(?![^\S\n]*(?:»»»|═══|───)).*\n)*+)"
+    r"[^\S\n]*═{3,}(?:[ \t]*REPL)?[^\S\n]*\n"
+    r"(?P<new>(?:(?![^\S\n]*(?:»»»|<<<<<|«««|\*\*\*)).*\n)*+)"
+    r"[^\S\n]*»»»(?:[ \t]*EDIT[ \t]+END)?[^\S\n]*\n"
+)
+_NOT_PLAIN = Plain(
+    re.compile(rf"^[^\S\n]*(?:»»»|═══|───|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE)
+)
 
 
 class _Phase(Enum):
@@ -105,6 +120,22 @@ class CommonPrefixBlock:
                 return Step.REDO
         self._current.append(line.text)
         return Step.CONTINUE
+
+    def plain(self) -> Plain:
+        return _NOT_PLAIN
+
+    def take_plain(self, lines: list[str], first: int) -> None:
+        self._current.extend(lines)
+
+    def read_whole(self, text: str, pos: int, end: int) -> int:
+        match = _WHOLE.match(text, pos, end)
+        if match is None:
+            return -1
+        self._old = split_block(match["old"])
+        self._new = self._current = split_block(match["new"])
+        self._phase = _Phase.NEW
+        self._complete(self.start + len(self._old) + len(self._new) + 2)
+        return match.end()
 
     def end(self, last_line: int) -> None:
         self._unclosed(last_line, f"the reply ended at line {last_line}")

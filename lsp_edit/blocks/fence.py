@@ -33,7 +33,16 @@ from lsp_edit.blocks.model import (
     ShellSuggestion,
 )
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
-from lsp_edit.blocks.scanner import Emit, ReplyLine, Step, span, where
+from lsp_edit.blocks.scanner import (
+    FENCE_LINE,
+    Emit,
+    Plain,
+    ReplyLine,
+    Step,
+    span,
+    split_block,
+    where,
+)
 from lsp_edit.blocks.unified_diff import UnifiedDiff
 from lsp_edit.positions import PositionError, parse_line_tail
 
@@ -46,6 +55,24 @@ _CLOSER = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*")
 _SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
 _PATH_SEPARATOR = re.compile(r"::|[-./]")
 _GIT_COMMAND = re.compile(r"\s*(?:\$\s*)?(git\s+\S.*?)\s*")
+# Lines a fenced block must look at: fence lines (its closer, or the next
+# targeted opener); in a shell block git commands; in a block that may wrap
+# others, block openers and diff headers.
+# A whole block after its opener: content lines, then a fence line (the closer if
+# its fence matches); in a block that may wrap others, no opener or diff header.
+_CLOSING = rf"(?P<closer>{FENCE_LINE}[`~]*[ \t]*)\n"
+_WHOLE = re.compile(rf"(?P<content>(?:(?!{FENCE_LINE}).*\n)*+){_CLOSING}")
+_WHOLE_UNWRAPPED = re.compile(
+    rf"(?P<content>(?:(?!{FENCE_LINE}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- ))"
+    rf".*\n)*+){_CLOSING}"
+)
+_NOT_CONTENT = Plain(re.compile(rf"^{FENCE_LINE}", re.MULTILINE))
+_NOT_SHELL = Plain(re.compile(rf"^{FENCE_LINE}|^[^\S\n]*(?:\$[^\S\n]*)?git", re.MULTILINE))
+_NOT_WRAPPED = Plain(
+    re.compile(
+        rf"^{FENCE_LINE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)|^ *(?:diff --git |--- )", re.MULTILINE
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -253,6 +280,34 @@ class FenceBlock:
             return Step.REDO
         self.content.append(text)
         return Step.CONTINUE
+
+    def plain(self) -> Plain | None:
+        if self.is_shell:
+            return _NOT_SHELL
+        if self.can_wrap:
+            return _NOT_WRAPPED if self._pending_minus is None else None
+        return _NOT_CONTENT
+
+    def take_plain(self, lines: list[str], first: int) -> None:
+        if self.is_shell:
+            return
+        indent = self.opener.indent
+        if indent:
+            dedent = self.opener.dedent
+            self.content.extend([dedent(line) for line in lines])
+        else:
+            self.content.extend(lines)
+
+    def read_whole(self, text: str, pos: int, end: int) -> int:
+        if self.is_shell:
+            return -1
+        match = (_WHOLE_UNWRAPPED if self.can_wrap else _WHOLE).match(text, pos, end)
+        if match is None or not self.opener.closed_by(match["closer"]):
+            return -1
+        content = split_block(match["content"])
+        self.take_plain(content, self.start + 1)
+        self._close(self.start + len(content) + 1)
+        return match.end()
 
     def end(self, last_line: int) -> None:
         self._flush_pending()

@@ -15,6 +15,8 @@ _HEADING = re.compile(r"^#{1,6}\s+")
 _LABEL = re.compile(r"^[*_]*(?:file|filename|file name|filepath|path)\s*:[*_]*\s*", re.IGNORECASE)
 _EXTENSION = re.compile(r"\.[A-Za-z0-9_+-]+$")
 _QUOTES = "\"'"
+_DECORATED = "#*_`\"'"  # first characters of the decorations removed below
+_SPACE = re.compile(r"\s")
 
 
 @dataclass(frozen=True)
@@ -26,9 +28,19 @@ class PathLine:
     quoted: bool
 
 
+def clean_path(line: str) -> str:
+    """`clean_path_line(line).path`."""
+    text = line.strip()
+    if text[:1] not in _DECORATED and text[-1:] != ":" and _LABEL.match(text) is None:
+        return text  # nothing to remove (`clean_path_line` would agree)
+    return clean_path_line(line).path
+
+
 def clean_path_line(line: str) -> PathLine:
     """Strips the decoration around a path; the result may be empty."""
     text = line.strip()
+    if text[:1] not in _DECORATED and text[-1:] != ":" and _LABEL.match(text) is None:
+        return PathLine(text, False)  # nothing to remove (the loop below would agree)
     quoted = False
     for _ in range(8):
         before = text
@@ -53,7 +65,7 @@ def looks_like_path(line: PathLine) -> bool:
     text = line.path
     if not text or "://" in text:
         return False
-    if not line.quoted and any(char.isspace() for char in text):
+    if not line.quoted and _SPACE.search(text):
         return False
     if "/" in text or "\\" in text:
         return True

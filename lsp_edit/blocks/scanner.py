@@ -5,8 +5,11 @@ streamed deltas into complete lines.
 The reply is read one line at a time by one state machine (`stream.py`). While a
 block is open, each line goes to that block's parser, which answers with a
 `Step`: keep going, done, or done *before* this line (the line is then read again
-outside the block). Parsers report what they find through an `Emit` callback, so a
-V4A patch can report each file as soon as its section ends.
+outside the block). Lines that cannot change a block's state (most content lines)
+are found with one regular expression and handed over in bulk (`Plain`), and a
+simple block can be read whole (`read_whole`). Parsers report what they find
+through an `Emit` callback, so a V4A patch can report each file as soon as its
+section ends.
 """
 
 from __future__ import annotations
@@ -15,16 +18,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from lsp_edit.blocks.model import ParseProblem, ReplyItem, ReplySpan
 
 Emit = Callable[[ReplyItem], None]
 
 
-@dataclass(frozen=True, slots=True)
-class ReplyLine:
-    """One line of the reply, without its ending.
+class ReplyLine(NamedTuple):
+    """One line of the reply, without its ending (a tuple: made for most lines
+    of a reply that needs per-line reading, so it must be cheap).
 
     `text` is what parsers read: inside an indented fence it has the fence's
     indentation removed (as Markdown renders it); `raw` is the line as written.
@@ -47,13 +50,54 @@ class Step(Enum):
     WRAP = "wrap"  # a fence turned out to wrap other blocks (fence parser only)
 
 
+FENCE_LINE = r"[ \t]*(?:```|~~~)"
+"""Where a line that may open or close a fence starts (for `Plain` patterns)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plain:
+    """How to find the lines a block would only store, so they can be taken in
+    bulk: `other` (re.MULTILINE) matches at the start of every line that is *not*
+    plain, and at most `limit` plain lines may be taken in a row (-1: any number).
+    """
+
+    other: re.Pattern[str]
+    limit: int = -1
+
+
 class BlockParser(Protocol):
-    """A block being read. It reports items through the `Emit` it was given."""
+    """A block being read. It reports items through the `Emit` it was given.
+
+    `plain` says which of the next lines `take` would only store (None: the next
+    line must go through `take`); `take_plain` takes such lines, numbered from
+    `first`, exactly as `take` would have one by one. Lines passed to it are raw:
+    the stream never bulk-reads inside an indented wrapper fence, and every
+    pattern treats a fence line as not plain, so `closes_wrapper` is False.
+    """
 
     def take(self, line: ReplyLine) -> Step: ...
 
+    def plain(self) -> Plain | None: ...
+
+    def take_plain(self, lines: list[str], first: int) -> None: ...
+
+    def read_whole(self, text: str, pos: int, end: int) -> int:
+        """Reads the whole rest of the block at once, from `text[pos]` (the line
+        after its opener) to its last line, when all of it is in `text[:end]` and
+        it is simple enough to be read without `take`; reports what `take` would
+        have reported and returns where the block's last line ends. Otherwise
+        changes nothing and returns -1 (the block is then read line by line).
+
+        A block that ends *before* a line (a unified diff) returns only once that
+        line is in `text[:end]`, so it reports exactly when `take` would have."""
+
     def end(self, last_line: int) -> None:
         """The reply ended while the block was open (`last_line` is its last line)."""
+
+
+def split_block(lines: str) -> list[str]:
+    """The lines of a run of whole lines, each ending in `\\n`."""
+    return lines[:-1].split("\n") if lines else []
 
 
 def span(start: int, end: int) -> ReplySpan:
@@ -75,50 +119,7 @@ def shown(text: str, limit: int = 60) -> str:
     return f"`{text}`"
 
 
-_BREAK = re.compile(r"\r\n|\n|\r")
-
-
-class LineSplitter:
-    """Cuts streamed text into lines ending in `\\r\\n`, `\\n` or `\\r`.
-
-    A partial last line is kept until its ending arrives (or `finish`). A `\\r` at
-    the very end of a delta is held back too: the next delta may start with the
-    `\\n` of the same `\\r\\n`. Text without a line break is only appended, so a
-    long line streamed in tiny deltas costs linear time.
-    """
-
-    def __init__(self) -> None:
-        self._pieces: list[str] = []
-        self._ends_with_cr = False
-
-    def feed(self, delta: str) -> list[str]:
-        if not delta:
-            return []
-        if "\n" not in delta and "\r" not in delta and not self._ends_with_cr:
-            self._pieces.append(delta)
-            return []
-        self._pieces.append(delta)
-        text = "".join(self._pieces)
-        self._pieces = []
-        held_cr = text.endswith("\r")
-        lines = _BREAK.split(text[:-1] if held_cr else text)
-        rest = lines.pop() + ("\r" if held_cr else "")
-        if rest:
-            self._pieces.append(rest)
-        self._ends_with_cr = held_cr
-        return lines
-
-    def finish(self) -> list[str]:
-        text = "".join(self._pieces)
-        self._pieces = []
-        self._ends_with_cr = False
-        if not text:
-            return []
-        return [text[:-1] if text.endswith("\r") else text]
-
-
-@dataclass(frozen=True)
-class BlockPath:
+class BlockPath(NamedTuple):
     """The path of a SEARCH/REPLACE or `««« EDIT` block, read from the line before it.
 
     `path` None means the block names no file (the caller's default applies).

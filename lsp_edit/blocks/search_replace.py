@@ -23,12 +23,15 @@ import re
 from lsp_edit.blocks.markers import is_block_opener
 from lsp_edit.blocks.model import AnchoredEdit, Hunk, ParseProblem
 from lsp_edit.blocks.scanner import (
+    FENCE_LINE,
     BlockPath,
     Emit,
+    Plain,
     ReplyLine,
     Step,
     empty_path_problem,
     span,
+    split_block,
     where,
 )
 
@@ -38,6 +41,16 @@ CLOSER = ">>>>>>> REPLACE"
 
 _DIVIDE = re.compile(r"={5,9}(?:[ \t]*\w+)?")
 _CLOSE = re.compile(r">{5,9}(?:[ \t]*\w+)?")
+# Lines that may be a marker (or a fence line, which may close a wrapper)
+_NOT_OLD = Plain(re.compile(rf"^[^\S\n]*(?:=====|>>>>>)|^{FENCE_LINE}", re.MULTILINE))
+# A whole block after its opener whose halves hold no line that may be a marker
+_WHOLE = re.compile(
+    r"(?P<old>(?:(?![^\S\n]*(?:=====|>>>>>)).*\n)*+)"
+    r"[^\S\n]*={5,9}(?:[ \t]*\w+)?[^\S\n]*\n"
+    r"(?P<new>(?:(?![^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*)).*\n)*+)"
+    r"[^\S\n]*>{5,9}(?:[ \t]*\w+)?[^\S\n]*\n"
+)
+_NOT_NEW = Plain(re.compile(rf"^[^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE))
 
 
 class SearchReplaceBlock:
@@ -84,6 +97,22 @@ class SearchReplaceBlock:
             return Step.REDO
         self.new.append(line.text)
         return Step.CONTINUE
+
+    def plain(self) -> Plain:
+        return _NOT_OLD if self.divider_line is None else _NOT_NEW
+
+    def take_plain(self, lines: list[str], first: int) -> None:
+        (self.old if self.divider_line is None else self.new).extend(lines)
+
+    def read_whole(self, text: str, pos: int, end: int) -> int:
+        match = _WHOLE.match(text, pos, end)
+        if match is None:
+            return -1
+        self.old = split_block(match["old"])
+        self.new = split_block(match["new"])
+        self.divider_line = self.start + len(self.old) + 1
+        self._complete(self.divider_line + len(self.new) + 1)
+        return match.end()
 
     def end(self, last_line: int) -> None:
         self._unclosed(last_line, f"the reply ended at line {last_line}")

@@ -4,6 +4,9 @@
 piece completed; `finish` returns the rest. `parse_reply` is the same stream fed
 the whole text, so both give identical items: every decision is made on whole
 lines, and each line is read once (a partial last line waits for its ending).
+Lines that cannot change the state are taken in bulk, and a simple block whose
+end has arrived is read whole (see `scanner.py`); both give what reading the
+lines one by one gives.
 
 Items come in reply order: each is reported when its block ends, and blocks do
 not overlap (a fence that wraps SEARCH/REPLACE blocks is not an item itself).
@@ -28,11 +31,11 @@ from lsp_edit.blocks.fence import FenceBlock, FenceOpener, Wrapper, is_diff_tag,
 from lsp_edit.blocks.markers import is_edit_opener, is_patch_opener, is_search_opener
 from lsp_edit.blocks.model import ParseProblem, ReplyItem
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
-from lsp_edit.blocks.paths import clean_path_line, path_for_fence
+from lsp_edit.blocks.paths import clean_path, path_for_fence
 from lsp_edit.blocks.scanner import (
     BlockParser,
     BlockPath,
-    LineSplitter,
+    Plain,
     ReplyLine,
     Step,
     span,
@@ -50,10 +53,17 @@ def parse_reply(text: str) -> list[ReplyItem]:
 
 
 class ReplyStream:
-    """A reply read as it streams in. Each item is returned exactly once."""
+    """A reply read as it streams in. Each item is returned exactly once.
+
+    Line endings are made `\n` as the text arrives (lines are read without their
+    endings, so this changes nothing a parser sees); a partial last line waits
+    for its ending, as does a `\r` at the very end of a piece: the next piece
+    may start with the `\n` of the same `\r\n`.
+    """
 
     def __init__(self) -> None:
-        self._splitter = LineSplitter()
+        self._pieces: list[str] = []  # the partial last line, `\n`-terminated lines never
+        self._held_cr = False
         self._machine = _Machine()
         self._finished = False
 
@@ -61,8 +71,26 @@ class ReplyStream:
         """Reads the next piece of the reply; returns the items it completed."""
         if self._finished:
             raise RuntimeError("ReplyStream.feed after finish")
-        for line in self._splitter.feed(delta):
-            self._machine.line(line)
+        if not delta:
+            return []
+        if self._held_cr:
+            self._held_cr = False
+            delta = "\n" + (delta[1:] if delta[0] == "\n" else delta)
+        if delta[-1] == "\r":
+            self._held_cr = True
+            delta = delta[:-1]
+        if "\r" in delta:
+            delta = delta.replace("\r\n", "\n").replace("\r", "\n")
+        if "\n" not in delta:
+            # Only appended, so a long line streamed in tiny pieces costs linear time.
+            if delta:
+                self._pieces.append(delta)
+            return []
+        self._pieces.append(delta)
+        text = "".join(self._pieces)
+        end = text.rfind("\n") + 1
+        self._pieces = [text[end:]] if end < len(text) else []
+        self._machine.read(text, end)
         return self._machine.take_items()
 
     def finish(self) -> list[ReplyItem]:
@@ -71,10 +99,18 @@ class ReplyStream:
         if self._finished:
             return []
         self._finished = True
-        for line in self._splitter.finish():
-            self._machine.line(line)
+        text = "".join(self._pieces)
+        self._pieces = []
+        if text or self._held_cr:
+            text += "\n"
+            self._machine.read(text, len(text))
         self._machine.finish()
         return self._machine.take_items()
+
+
+# Outside blocks, the lines that may do more than be remembered as the lines
+# before the next block: fence lines, block openers and diff headers.
+_NOT_PROSE = Plain(re.compile(r"^[^\S\n]*[`~<«*]|^(?:diff --git |--- )", re.MULTILINE))
 
 
 _JSON_START = re.compile(r"\s*[\[{]\s*(?:$|[\"{\[\]}])")
@@ -153,6 +189,126 @@ class _Machine:
         self._items.append(item)
         if self._wrapper is not None:
             self._wrapper.found += 1
+
+    def read(self, text: str, end: int) -> None:
+        """Reads the lines of `text[:end]`, each ending in `\n`.
+
+        Runs of plain lines (see `Plain`) are found with one search and taken in
+        bulk; every other line goes through `line`. The search result is kept
+        while the same pattern applies, so no text is searched twice.
+        """
+        pos = 0
+        searched: re.Pattern[str] | None = None
+        stop = 0
+        while pos < end:
+            plain = self._plain()
+            if plain is not None:
+                other = plain.other
+                if other is not searched or stop < pos:
+                    match = other.search(text, pos, end)
+                    searched, stop = other, (end if match is None else match.start())
+                if stop > pos:
+                    pos = self._take_plain(text, pos, stop, plain.limit)
+                    if pos < stop or stop == end:
+                        continue
+                if self._block is None:
+                    pos = self._open(text, pos, end)
+                    continue
+            newline = text.index("\n", pos)
+            self.line(text[pos:newline])
+            pos = newline + 1
+
+    def _plain(self) -> Plain | None:
+        if self._json is not None or self._at_start:
+            return None
+        wrapper = self._wrapper
+        if wrapper is not None and wrapper.opener.indent:
+            return None  # lines are dedented there: read one by one
+        block = self._block
+        return _NOT_PROSE if block is None else block.plain()
+
+    def _take_plain(self, text: str, pos: int, stop: int, limit: int) -> int:
+        """Takes the plain lines in `text[pos:stop]` (at most `limit`); returns
+        where it stopped."""
+        block = self._block
+        if block is None:
+            self._skip_prose(text, pos, stop)
+            return stop
+        lines = text[pos : stop - 1].split("\n", limit)
+        if 0 <= limit < len(lines):
+            stop -= len(lines.pop()) + 1
+        first = self._number + 1
+        self._number += len(lines)
+        block.take_plain(lines, first)
+        self._previous = lines[-1]
+        for line in reversed(lines):
+            if line.strip():
+                self._nonblank = line
+                self._chain = None
+                break
+        return stop
+
+    def _open(self, text: str, pos: int, end: int) -> int:
+        """A line outside blocks that may open one (no indented wrapper around):
+        read as `line` would, and when it opens a block, that block is read whole
+        if it can be (`read_whole`). Returns where reading stopped."""
+        newline = text.index("\n", pos)
+        raw = text[pos:newline]
+        stripped = raw.strip()
+        first = stripped[:1]
+        number = self._number + 1
+        line = ReplyLine(raw, number, raw)
+        block: BlockParser
+        if first == "<" and is_search_opener(stripped):
+            block = SearchReplaceBlock(line, self._block_path(line), self.emit)
+        elif first == "«" and is_edit_opener(stripped):
+            block = CommonPrefixBlock(line, self._block_path(line), self.emit)
+        elif first == "*" and is_patch_opener(stripped):
+            block = V4APatch(line, self.emit)
+        elif raw.startswith("--- "):
+            block = UnifiedDiff.from_minus(line, self.emit)
+        elif first in ("`", "~") and self._wrapper is None:
+            opener = match_opener(raw)
+            if opener is None or is_diff_tag(opener.info):
+                self.line(raw)
+                return newline + 1
+            path = path_for_fence(self._nonblank)
+            block = FenceBlock(opener, line, path, self._previous, self.emit)
+        else:
+            self.line(raw)
+            return newline + 1
+        self._chain = None  # the opener is not blank
+        stop = block.read_whole(text, newline + 1, end)
+        if stop < 0:
+            self._block = block
+            self._number = number
+            self._previous = self._nonblank = raw
+            return newline + 1
+        self._number += text.count("\n", pos, stop)
+        self._remember_last(text, pos, stop)
+        self._closed(block, self._number)
+        return stop
+
+    def _skip_prose(self, text: str, pos: int, stop: int) -> None:
+        """Lines outside blocks that open nothing: only the last one and the last
+        non-blank one are remembered (for the path of a block that follows)."""
+        self._number += text.count("\n", pos, stop)
+        self._remember_last(text, pos, stop)
+
+    def _remember_last(self, text: str, pos: int, stop: int) -> None:
+        """`_remember` for the lines of `text[pos:stop]`, read in bulk."""
+        last = text.rfind("\n", pos, stop - 1) + 1 or pos
+        previous = text[last : stop - 1]
+        self._previous = previous
+        if previous.strip():
+            self._nonblank = previous
+            self._chain = None
+            return
+        before = text[pos:last].rstrip()
+        if before:
+            start = pos + before.rfind("\n") + 1
+            self._nonblank = text[start : text.index("\n", start)]
+            self._chain = None
 
     def line(self, text: str) -> None:
         self._number += 1
@@ -274,7 +430,7 @@ class _Machine:
             previous_number -= 1
         if previous is None:
             return BlockPath(None)
-        cleaned = clean_path_line(previous).path
+        cleaned = clean_path(previous)
         if not cleaned:
             return BlockPath(None, empty_line=previous_number)
         return BlockPath(cleaned)

@@ -15,7 +15,7 @@ headers give `move_to`. The `@@` line's old start becomes the hunk's hint line
 The counts say where a hunk ends, so a removed line that reads `-- x` (written
 `--- x`) is not taken for the next file's header. LLMs miscount often, so a hunk
 that ends early at a structural line (`@@`, the next file's header, the closing
-fence) is taken as written. Two mistakes are refused as `malformed_diff`,
+fence) or at a blank line followed by prose is taken as written. Two mistakes are refused as `malformed_diff`,
 because guessing would place a partial edit: a line without ` `, `-` or `+`
 inside a hunk whose counts say more lines follow, and a `+`/`-`/` ` line right
 after a hunk whose counts are used up. A reply that ends before a hunk's
@@ -31,7 +31,17 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ParseProblem
-from lsp_edit.blocks.scanner import Emit, ReplyLine, Step, shown, span, where
+from lsp_edit.blocks.scanner import (
+    FENCE_LINE,
+    Emit,
+    Plain,
+    ReplyLine,
+    Step,
+    shown,
+    span,
+    split_block,
+    where,
+)
 
 DEV_NULL = "/dev/null"
 
@@ -42,6 +52,19 @@ _GIT_EXTENDED = re.compile(
     r"|dissimilarity index|rename from |rename to |copy from |copy to |Binary files "
     r"|GIT binary patch)"
 )
+
+# Inside a hunk, the lines that are more than a ` `, `-`, `+` or empty line: `@@`,
+# `\`, `diff --git`, a `--- ` that may be the next header, fence lines (which may
+# close a wrapper), anything unprefixed.
+_NOT_HUNK_LINE = re.compile(rf"^[^ +\n-]|^--- |^{FENCE_LINE}", re.MULTILINE)
+_ANY_HUNK_LINES = Plain(_NOT_HUNK_LINE)
+# After `--- `: the `+++ ` line, an `@@` line, and the hunk lines after it
+_WHOLE = re.compile(
+    rf"(?P<plus>\+\+\+ .*)\n(?P<header>@@.*)\n"
+    rf"(?P<body>(?:(?!--- |{FENCE_LINE})(?:[ +-].*)?\n)*+)"
+)
+_FENCE_LINE = re.compile(FENCE_LINE)
+_NOT_AFTER_HUNK = ("@@", "\\", "diff --git ", "--- ")
 
 
 class _State(Enum):
@@ -201,6 +224,89 @@ class UnifiedDiff:
                 return Step.REDO
         return self._step(line)
 
+    def plain(self) -> Plain | None:
+        hunk = self._hunk
+        if self._state is not _State.IN_HUNK or self._pending is not None or hunk is None:
+            return None
+        if hunk.old_left is None or hunk.new_left is None:
+            return _ANY_HUNK_LINES
+        # A hunk cannot use up its counts before this many lines (each line counts
+        # against one side or both), so only the last of them needs checking.
+        room = max(hunk.old_left, hunk.new_left)
+        return Plain(_NOT_HUNK_LINE, room) if room > 0 else None
+
+    def take_plain(self, lines: list[str], first: int) -> None:
+        hunk = self._hunk
+        file = self._file
+        assert hunk is not None and file is not None, "inside a hunk of a file"
+        old, new = hunk.old, hunk.new
+        old_before, new_before = len(old), len(new)
+        blank = hunk.trailing_blank
+        for number, text in enumerate(lines, first):
+            if text:
+                body = text[1:]
+                if text[0] != "+":
+                    old.append(body)
+                if text[0] != "-":
+                    new.append(body)
+                blank = 0
+                file.end = number
+            else:
+                old.append("")
+                new.append("")
+                blank += 1
+        hunk.trailing_blank = blank
+        if hunk.old_left is not None:
+            hunk.old_left -= len(old) - old_before
+        if hunk.new_left is not None:
+            hunk.new_left -= len(new) - new_before
+        if hunk.exhausted:
+            self._end_hunk(exact=True)
+            self._state = _State.AFTER_HUNK
+
+    def read_whole(self, text: str, pos: int, end: int) -> int:
+        """Only one counted hunk whose lines use up its counts exactly, followed
+        by a line that ends the diff (a blank line, prose)."""
+        match = _WHOLE.match(text, pos, end)
+        if match is None:
+            return -1
+        counts = _HUNK_HEADER.match(match["header"])
+        if counts is None:
+            return -1
+        old_left = 1 if counts.group(2) is None else int(counts.group(2))
+        new_left = 1 if counts.group(4) is None else int(counts.group(4))
+        lines = split_block(match["body"])
+        taken = 0
+        for line in lines:
+            taken += 1
+            old_left -= line[:1] != "+"
+            new_left -= line[:1] != "-"
+            if old_left <= 0 and new_left <= 0:
+                break
+        else:
+            return -1
+        if taken < len(lines):
+            stop = match.start("body") + len("\n".join(lines[:taken])) + 1
+            after = lines[taken]
+        else:
+            stop = match.end()
+            if stop >= end:
+                return -1  # the line that ends the diff has not arrived yet
+            after = text[stop : text.index("\n", stop)]
+        if (
+            after.startswith(_NOT_AFTER_HUNK)
+            or (after[:1] in (" ", "-", "+") and after.strip())
+            or _FENCE_LINE.match(after)
+        ):
+            return -1
+        number = self._file.start if self._file is not None else 0
+        for raw in (match["plus"], match["header"]):
+            number += 1
+            self.take(ReplyLine(raw, number, raw))
+        self.take_plain(lines[:taken], number + 1)
+        self._report_file()
+        return stop
+
     def end(self, last_line: int) -> None:
         self._finish(last_line, reply_ended=True)
 
@@ -217,7 +323,7 @@ class UnifiedDiff:
             self._fail(
                 "unclosed_block",
                 f"the reply ended at line {last_line} inside hunk `{hunk.header}` (reply line "
-                f"{hunk.header_line}), {self._short_by(hunk)}; the diff may be cut off",
+                f"{hunk.header_line}), which {self._short_by(hunk)}; the diff may be cut off",
             )
             return
         if self._state is _State.AWAIT_PLUS and file.from_git:
@@ -300,12 +406,13 @@ class UnifiedDiff:
             file.end = line.number
         elif text == "":
             hunk.add(" ", "", blank=True)
-        elif hunk.counted and not hunk.exhausted:
+        elif hunk.counted and not hunk.exhausted and not hunk.trailing_blank:
             self._fail(
                 "malformed_diff",
                 f"line {line.number} {shown(text)} inside hunk `{hunk.header}` (reply line "
-                f"{hunk.header_line}) has no ' ', '-' or '+' prefix, and the hunk is "
-                f"{self._short_by(hunk)}; prefix context lines with a space",
+                f"{hunk.header_line}) has no ' ', '-' or '+' prefix, but the hunk "
+                f"{self._short_by(hunk)}; prefix context lines with a space, or end the "
+                "diff with a blank line",
             )
             return Step.REDO
         else:
@@ -387,7 +494,7 @@ class UnifiedDiff:
 
     def _short_by(self, hunk: _HunkLines) -> str:
         return (
-            f"which declares {hunk.old_count} old and {hunk.new_count} new lines, "
+            f"declares {hunk.old_count} old and {hunk.new_count} new lines and has "
             f"{len(hunk.old)} and {len(hunk.new)} so far"
         )
 

@@ -34,12 +34,31 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ParseProblem
-from lsp_edit.blocks.scanner import Emit, ReplyLine, Step, shown, span, where
+from lsp_edit.blocks.scanner import (
+    FENCE_LINE,
+    Emit,
+    Plain,
+    ReplyLine,
+    Step,
+    shown,
+    span,
+    split_block,
+    where,
+)
 
 _FILE_HEADER = re.compile(r"\*\*\*[ \t]*(Update|Add|Delete)[ \t]+File[ \t]*:(.*)", re.IGNORECASE)
 _MOVE_TO = re.compile(r"\*\*\*[ \t]*Move[ \t]+to[ \t]*:(.*)", re.IGNORECASE)
 _END_PATCH = re.compile(r"\*\*\*[ \t]*End[ \t]+Patch", re.IGNORECASE)
 _END_OF_FILE = re.compile(r"\*\*\*[ \t]*End[ \t]+of[ \t]+File", re.IGNORECASE)
+# Per state, the lines that are more than stored: `***` lines, fence lines (which
+# may close a wrapper), `@@` and unprefixed lines in a hunk, non-blank lines
+# between sections.
+_NOT_SKIPPED = Plain(re.compile(rf"^\*\*\*|^{FENCE_LINE}", re.MULTILINE))
+_NOT_BLANK = Plain(re.compile(r"^[^\S\n]*\S", re.MULTILINE))
+_NOT_HUNK_LINE = Plain(re.compile(rf"^[^ +\n-]|^{FENCE_LINE}", re.MULTILINE))
+_NOT_ADDED = Plain(re.compile(rf"^[^+\n]|^{FENCE_LINE}", re.MULTILINE))
+# A `***` line and the hunk lines after it (`@@`, ` `, `-`, `+`, empty; no fence line)
+_SECTION = re.compile(rf"(?P<header>\*\*\*.*)\n(?P<body>(?:(?!{FENCE_LINE})(?:[ +-].*|@@.*)?\n)*+)")
 
 
 class _State(Enum):
@@ -126,6 +145,92 @@ class V4APatch:
         else:
             self._add_line(line)
         return Step.CONTINUE
+
+    def plain(self) -> Plain:
+        state = self._state
+        if state is _State.UPDATE:
+            return _NOT_HUNK_LINE
+        if state is _State.ADD:
+            return _NOT_ADDED
+        return _NOT_SKIPPED if state is _State.SKIP else _NOT_BLANK
+
+    def take_plain(self, lines: list[str], first: int) -> None:
+        state = self._state
+        last = first + len(lines) - 1
+        if state is _State.SKIP:
+            self._section_end = last
+        elif state is _State.UPDATE:
+            hunk = self._hunk
+            old, new = hunk.old, hunk.new
+            blank = hunk.trailing_blank
+            for number, text in enumerate(lines, first):
+                if text:
+                    body = text[1:]
+                    if text[0] != "+":
+                        old.append(body)
+                    if text[0] != "-":
+                        new.append(body)
+                    blank = 0
+                    self._section_end = number
+                else:
+                    old.append("")
+                    new.append("")
+                    blank += 1
+            hunk.trailing_blank = blank
+            hunk.has_lines = True
+        elif state is _State.ADD:
+            added = self._added
+            blank = self._added_blank
+            for number, text in enumerate(lines, first):
+                if text:
+                    added.append(text[1:])
+                    blank = 0
+                    self._section_end = number
+                else:
+                    added.append("")
+                    blank += 1
+            self._added_blank = blank
+
+    def read_whole(self, text: str, pos: int, end: int) -> int:
+        """Only `*** Update File` sections, then `*** End Patch`."""
+        sections: list[tuple[str, str, list[str]]] = []
+        while True:
+            match = _SECTION.match(text, pos, end)
+            if match is None:
+                return -1
+            header = match["header"]
+            stripped = header.strip()
+            if _END_PATCH.fullmatch(stripped):
+                break
+            found = _FILE_HEADER.fullmatch(stripped)
+            path = "" if found is None else found.group(2).strip()
+            if found is None or found.group(1).lower() != "update" or not path:
+                return -1
+            sections.append((header, path, split_block(match["body"])))
+            pos = match.end()
+        if not sections:
+            return -1
+        number = self.start
+        for header, path, body in sections:
+            number += 1
+            self._close_section()
+            self._open_section("update", path, ReplyLine(header, number, header))
+            self._update_lines(body, number + 1)
+            number += len(body)
+        self._close_section()
+        return match.start("body")
+
+    def _update_lines(self, lines: list[str], first: int) -> None:
+        """Lines of an Update File section that are all `@@`, ` `, `-`, `+` or empty."""
+        run = 0
+        for index, text in enumerate(lines):
+            if text.startswith("@@"):
+                if run < index:
+                    self.take_plain(lines[run:index], first + run)
+                self._update_line(ReplyLine(text, first + index, text))
+                run = index + 1
+        if run < len(lines):
+            self.take_plain(lines[run:], first + run)
 
     def end(self, last_line: int) -> None:
         if self._state in (_State.UPDATE, _State.ADD):

@@ -10,10 +10,11 @@ replacement touches only the lines that really change.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from lsp_edit.blocks.model import AstTarget, FencedEdit
 from lsp_edit.resolve.diffing import minimal_edits
+from lsp_edit.resolve.elision import expand_elisions, placeholders_in
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.symbols.index import find_symbols, index_symbols
 from lsp_edit.symbols.languages import LanguageSpec, spec_for, supported_languages
@@ -24,9 +25,18 @@ STRATEGY = "ast_path"
 _MAX_SUGGESTIONS = 8
 _MAX_GAP = 3
 
+SymbolsOf = Callable[[Text, str], list[Symbol]]
+"""Gives the symbols of a text in a language (canonical name)."""
 
-def resolve_ast_path(block: FencedEdit, text: Text, language: str) -> Resolution:
-    """Places `block` (whose target is an AstTarget) in `text`, written in `language`."""
+
+def resolve_ast_path(
+    block: FencedEdit, text: Text, language: str, *, symbols_of: SymbolsOf = index_symbols
+) -> Resolution:
+    """Places `block` (whose target is an AstTarget) in `text`, written in `language`.
+
+    `symbols_of` gives a text's symbols; a caller placing many blocks in one file
+    passes a `SymbolIndex` lookup so each new text is reparsed incrementally.
+    """
     target = block.target
     if not isinstance(target, AstTarget):
         return Refused("invalid_operation", "this block has no AST path target")
@@ -40,7 +50,7 @@ def resolve_ast_path(block: FencedEdit, text: Text, language: str) -> Resolution
             f"the block for `{target.written}` is empty; use `{spec.tags[0]}:{target.written}"
             ":remove` to delete a symbol",
         )
-    symbols = index_symbols(text, spec.name)
+    symbols = symbols_of(text, spec.name)
     located = _locate(symbols, spec, target.parts, target.written, content, target.action, text)
     if isinstance(located, Refused):
         return located
@@ -57,13 +67,15 @@ def resolve_ast_path(block: FencedEdit, text: Text, language: str) -> Resolution
     return Placed((LineEdit(located.end_line, located.end_line, new),), STRATEGY)
 
 
-def locate_symbol(text: Text, language: str, parts: Sequence[str]) -> Symbol | Refused:
+def locate_symbol(
+    text: Text, language: str, parts: Sequence[str], *, symbols_of: SymbolsOf = index_symbols
+) -> Symbol | Refused:
     """The one symbol at `parts` in `text`, or why there is not exactly one
     (`symbol_not_found`, `symbol_ambiguous`, `unsupported_language`)."""
     spec = spec_for(language)
     if spec is None:
         return _unsupported(language)
-    symbols = index_symbols(text, spec.name)
+    symbols = symbols_of(text, spec.name)
     return _locate(symbols, spec, tuple(parts), "-".join(parts), (), "remove", text)
 
 
@@ -147,11 +159,18 @@ def _replace(
     # Without its own comment/decorator the replacement keeps the symbol's.
     start = symbol.start_line if _leads_with_comment(lines, spec) else symbol.body_start_line
     old = text.lines[start : symbol.end_line]
+    # `# ... rest unchanged ...` stands for the symbol's own lines: never delete them.
+    expanded = expand_elisions(
+        old, lines, placeholders_in(lines, {line.strip() for line in old}), start + 1
+    )
+    if isinstance(expanded, Refused):
+        return expanded
+    lines = expanded.lines
     if list(old) == list(lines):
         return AlreadyApplied(
             f"`{written}` already has this content (lines {start + 1}-{symbol.end_line})"
         )
-    return Placed(minimal_edits(old, lines, start), STRATEGY)
+    return Placed(minimal_edits(old, lines, start), STRATEGY, expanded.notes)
 
 
 def _remove(symbol: Symbol, text: Text) -> Placed:

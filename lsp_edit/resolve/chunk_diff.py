@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from lsp_edit.blocks.model import Chunk, ChunkDiff
 from lsp_edit.resolve.diffing import minimal_edits
@@ -33,6 +34,9 @@ _PATH_SEPARATORS = re.compile(r"::|[-./]")
 # Enough candidates for the LLM to see the pattern without flooding the message.
 _MAX_LISTED = 5
 _MAX_QUOTED = 160
+
+if TYPE_CHECKING:
+    from lsp_edit.resolve.ast_path import SymbolsOf
 
 
 def lines_match(actual: Sequence[str], expected: Sequence[str]) -> bool:
@@ -64,16 +68,19 @@ def apply_chunks(
     return result.message if isinstance(result, Refused) else result
 
 
-def resolve_chunk_diff(block: ChunkDiff, text: Text, language: str) -> Resolution:
+def resolve_chunk_diff(
+    block: ChunkDiff, text: Text, language: str, *, symbols_of: SymbolsOf | None = None
+) -> Resolution:
     """Places a chunk diff: finds its symbol, applies all chunks inside it, and
-    returns the minimal edits, or a refusal with a stable code."""
+    returns the minimal edits, or a refusal with a stable code. `symbols_of` gives a
+    text's symbols (default: a fresh index)."""
     if not block.chunks:
         return Refused(
             "invalid_operation",
             "The chunk_diff has no chunks: give at least one "
             "{context_before, old_lines, new_lines, context_after}.",
         )
-    found = _find_symbol(block, text, language)
+    found = _find_symbol(block, text, language, symbols_of)
     if isinstance(found, Refused):
         return found
     symbol = found
@@ -412,9 +419,14 @@ def _already_applied(lines: _SymbolLines, chunks: Sequence[Chunk]) -> bool:
     return not isinstance(_apply(lines, undo), Refused)
 
 
-def _find_symbol(block: ChunkDiff, text: Text, language: str) -> Symbol | Refused:
+def _find_symbol(
+    block: ChunkDiff, text: Text, language: str, symbols_of: SymbolsOf | None
+) -> Symbol | Refused:
+    # Imported here: symbol lookup needs tree-sitter, the pure core does not.
+    from lsp_edit.symbols import index_symbols
+
+    symbols_of = symbols_of or index_symbols
     if block.symbol is not None:
-        # Imported here: symbol lookup needs tree-sitter, the pure core does not.
         from lsp_edit.resolve.ast_path import locate_symbol
 
         parts = _PATH_SEPARATORS.split(block.symbol.strip())
@@ -424,7 +436,7 @@ def _find_symbol(block: ChunkDiff, text: Text, language: str) -> Symbol | Refuse
                 f"The symbol path `{block.symbol}` has an empty part; write it as "
                 "`Outer-Inner-name`.",
             )
-        located = locate_symbol(text, language, parts)
+        located = locate_symbol(text, language, parts, symbols_of=symbols_of)
         if isinstance(located, Refused) or block.line is None:
             return located
         if not located.start_line < block.line <= located.end_line:
@@ -440,11 +452,13 @@ def _find_symbol(block: ChunkDiff, text: Text, language: str) -> Symbol | Refuse
             "The chunk_diff names no symbol: give `symbol` (an AST path) or `line` "
             "(1-based, inside the symbol).",
         )
-    return _symbol_at_line(text, language, block.line, block.column)
+    return _symbol_at_line(text, language, block.line, block.column, symbols_of)
 
 
-def _symbol_at_line(text: Text, language: str, line: int, column: int | None) -> Symbol | Refused:
-    from lsp_edit.symbols import index_symbols, language_for, symbol_at
+def _symbol_at_line(
+    text: Text, language: str, line: int, column: int | None, symbols_of: SymbolsOf
+) -> Symbol | Refused:
+    from lsp_edit.symbols import language_for, symbol_at
 
     if not 1 <= line <= text.line_count:
         return Refused(
@@ -456,7 +470,7 @@ def _symbol_at_line(text: Text, language: str, line: int, column: int | None) ->
     canonical = language_for(language)
     if canonical is None:
         return Refused("unsupported_language", f"No symbol index for language `{language}`.")
-    symbols = index_symbols(text, canonical)
+    symbols = symbols_of(text, canonical)
     found = symbol_at(symbols, line - 1, None if column is None else column - 1)
     if found is None:
         return Refused(

@@ -177,7 +177,32 @@ def _locate(
         whole = [i for i in found if i + 1 >= size and list(keys[i + 1 - size : i + 1]) == run_keys]
     if len(whole) == 1:
         return whole[0]
-    return found
+    through_blanks = _locate_through_blanks(keys, run_keys, lo, at_end=at_end)
+    return found if through_blanks is None else through_blanks
+
+
+def _locate_through_blanks(
+    keys: Sequence[str], run_keys: Sequence[str], lo: int, *, at_end: bool
+) -> int | None:
+    """LLMs set placeholders off with blank lines, which occur everywhere: anchor on
+    the nearest line with text instead, the blank lines between included, when that
+    line occurs in one place only."""
+    size = len(run_keys)
+    blanks = 0
+    while blanks < size and not run_keys[blanks if at_end else size - 1 - blanks]:
+        blanks += 1
+    if blanks == 0 or blanks == size:
+        return None
+    anchor = run_keys[blanks] if at_end else run_keys[size - 1 - blanks]
+    places = []
+    for i in range(lo, len(keys)):
+        if keys[i] != anchor:
+            continue
+        gap = keys[i - blanks : i] if at_end else keys[i + 1 : i + 1 + blanks]
+        start = i - blanks if at_end else i
+        if start >= lo and len(gap) == blanks and not any(gap):
+            places.append(i - blanks if at_end else i + blanks)
+    return places[0] if len(places) == 1 else None
 
 
 def _refuse(

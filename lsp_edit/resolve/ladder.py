@@ -257,6 +257,7 @@ class LineIndex:
         self.lines = lines
         self._keys: dict[Normaliser, Sequence[str]] = {}
         self._positions: dict[Normaliser, dict[str, list[int]]] = {}
+        self._scans = 0
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -272,6 +273,11 @@ class LineIndex:
         """0-based indices of the lines whose `key` form is `value`."""
         index = self._positions.get(key)
         if index is None:
+            if key is _as_written and self._scans < _SCANS_BEFORE_INDEXING:
+                # A new text (each block in a sequence makes one) is searched by
+                # list.index, in C, rather than paying for a whole dict it may use once.
+                self._scans += 1
+                return _scan(self.lines, value)
             index = {}
             for position, normalised in enumerate(self.keys(key)):
                 found = index.get(normalised)
@@ -281,6 +287,26 @@ class LineIndex:
                     found.append(position)
             self._positions[key] = index
         return index.get(value, [])
+
+    def is_indexed(self, key: Normaliser) -> bool:
+        return key in self._positions
+
+
+_SCANS_BEFORE_INDEXING = 16
+
+
+def _scan(lines: Sequence[str], value: str) -> list[int]:
+    found: list[int] = []
+    if not isinstance(lines, list):
+        return [i for i, line in enumerate(lines) if line == value]
+    start = 0
+    while True:
+        try:
+            start = lines.index(value, start)
+        except ValueError:
+            return found
+        found.append(start)
+        start += 1
 
 
 _RECENT: list[tuple[weakref.ref[Text], LineIndex]] = []
@@ -339,7 +365,12 @@ def find_with(
         return []
     keys = [strategy.key(line) for line in core]
     pivot, pivot_positions = -1, list[int]()
-    for offset, key in enumerate(keys):
+    if not index.is_indexed(strategy.key) and strategy.key is _as_written:
+        # Unindexed: one scan for the longest line (length stands in for rarity);
+        # every candidate is verified below, so the choice changes no result.
+        pivot = max(range(len(keys)), key=lambda offset: len(keys[offset]))
+        pivot_positions = index.positions(strategy.key, keys[pivot])
+    for offset, key in enumerate(keys if pivot < 0 else ()):
         positions = index.positions(strategy.key, key)
         if not positions:
             return []
