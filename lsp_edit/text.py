@@ -113,10 +113,7 @@ class Text:
     def lines(self) -> list[str]:
         """The lines without their endings. Do not mutate."""
         body = "".join(self.raw_lines)
-        if "\r" not in body:
-            lines = body.split("\n")
-        else:
-            lines = _ENDING.split(body)
+        lines = body.split("\n") if "\r" not in body else _ENDING.split(body)
         if self.raw_lines and lines and lines[-1] == "" and self.final_newline:
             lines.pop()
         return lines if self.raw_lines else []

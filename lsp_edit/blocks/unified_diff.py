@@ -14,10 +14,11 @@ headers give `move_to`. The `@@` line's old start becomes the hunk's hint line
 
 The counts say where a hunk ends, so a removed line that reads `-- x` (written
 `--- x`) is not taken for the next file's header. LLMs miscount often, so a hunk
-that ends early at a structural line (`@@`, the next file's header, the closing
-fence) or at a blank line followed by prose is taken as written. Two mistakes are refused as `malformed_diff`,
-because guessing would place a partial edit: a line without ` `, `-` or `+`
-inside a hunk whose counts say more lines follow, and a `+`/`-`/` ` line right
+that ends early at a structural line (`@@`, the next file's header, the
+closing fence) or at a blank line followed by prose is taken as written. Two
+mistakes are refused as `malformed_diff`, because guessing would place a partial
+edit: a line without ` `, `-` or `+` directly inside a hunk whose counts say more
+lines follow, and a `+`/`-`/` ` line right
 after a hunk whose counts are used up. A reply that ends before a hunk's
 counts are reached is `unclosed_block` (it may be cut off). `\\ No newline at
 end of file` lines are ignored. A blank line inside a hunk is an empty context
