@@ -1,12 +1,16 @@
-"""`SymbolIndex`: cached per (key, version), reparsed incrementally, always giving
-the symbols a fresh parse gives."""
+"""`SymbolIndex`: cached per (key, version), reparsed around each edit, always
+giving the symbols a fresh parse gives."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsp_edit.symbols import SymbolIndex, index_symbols
+from lsp_edit.symbols import SymbolIndex, index_symbols, regions
 from lsp_edit.text import LineEdit, Text
 
 PY = Text.from_string(
@@ -19,28 +23,117 @@ JS = Text.from_string(
     "class Client {\n  chat(m) {\n    return m;\n  }\n}\n"
     "\nconst f = () => 2;\n"
 )
-SNIPPETS = [
-    "",
-    "def added():",
-    "    pass",
-    "# note",
-    "class X:",
-    "    def m(self): pass",
-    "@dec",
-    "x = 1",
-    "  y",
-    "'''",
-    "}",
-    "function g() {}",
-    "// c",
-    "class Y {}",
-]
+
+# One document per language: top-level definitions, and a container holding
+# most of the file (whose members are reparsed on their own when the outline
+# nests, which the tests switch on for small containers).
+DOCUMENTS = {
+    "python": "import os\n\nLIMIT = 3\n\n\n"
+    + "class Client:\n    '''A client.'''\n\n"
+    + "".join(f"    def m{n}(self, x):\n        return x + {n}\n\n" for n in range(6))
+    + "\n# Entry.\ndef main():\n    pass\n\n\ndef tail():\n    return 1\n",
+    "javascript": "// Builds.\nfunction build() {\n  return 1;\n}\n\n"
+    + "class Client {\n"
+    + "".join(f"  m{n}(x) {{\n    return x + {n};\n  }}\n\n" for n in range(6))
+    + "}\n\nconst f = () => 2;\nfunction last() {\n  return 3;\n}\n",
+    "go": "package main\n\ntype Client struct {\n\tvalue int\n}\n\n"
+    + "".join(
+        f"// M{n} adds.\nfunc (c *Client) M{n}(x int) int {{\n\treturn x + {n}\n}}\n\n"
+        for n in range(5)
+    )
+    + "const Limit = 3\n\nfunc main() {\n}\n",
+    "rust": "use std::fmt;\n\n#[derive(Debug)]\npub struct Client {\n    value: i64,\n}\n\n"
+    + "impl Client {\n"
+    + "".join(
+        f"    /// Adds {n}.\n    pub fn m{n}(&self, x: i64) -> i64 {{\n        x + {n}\n    }}\n\n"
+        for n in range(5)
+    )
+    + "}\n\nfn main() {\n}\n",
+    "java": "package app;\n\nimport java.util.List;\n\npublic class Client {\n"
+    + "    private int value;\n\n"
+    + "".join(
+        f"    /** Adds {n}. */\n    int m{n}(int x) {{\n        return x + {n};\n    }}\n\n"
+        for n in range(6)
+    )
+    + "    class Inner {\n        void run() {\n        }\n    }\n}\n",
+    "c_sharp": "using System;\n\nnamespace App.Net\n{\n    public class Client\n    {\n"
+    + "".join(
+        f"        /// <summary>Adds {n}.</summary>\n        public int M{n}(int x)\n"
+        f"        {{\n            return x + {n};\n        }}\n\n"
+        for n in range(4)
+    )
+    + "    }\n\n    class Other\n    {\n        void Run() { }\n    }\n}\n",
+    "cpp": "#include <vector>\n\nnamespace net {\n\n"
+    + "class Client {\n public:\n  int run(int x);\n};\n\n"
+    + "".join(
+        f"// Adds {n}.\nint Client::m{n}(int x) {{\n  return x + {n};\n}}\n\n" for n in range(5)
+    )
+    + "}  // namespace net\n\nint main() {\n  return 0;\n}\n",
+    "ruby": "require 'set'\n\nmodule App\n  class Client\n"
+    + "".join(f"    # Adds {n}.\n    def m{n}(x)\n      x + {n}\n    end\n\n" for n in range(5))
+    + "  end\nend\n\nLIMIT = 3\n\ndef main\nend\n",
+    "typescript": "interface Shape {\n  size: number;\n}\n\nexport class Client {\n"
+    + "".join(f"  m{n}(x: number): number {{\n    return x + {n};\n  }}\n\n" for n in range(5))
+    + "}\n\nfunction main(): void {\n}\n",
+}
+
+# Lines an edit writes: valid ones, and ones that break the syntax around them
+# (unclosed strings, brackets and comments, stray closers, dedents).
+COMMON = ["", "x", "}", "{", "(", '"', "'", "/*", "*/", "  // note", "    return 1;", "end"]
+SNIPPETS = {
+    "python": [
+        "def added():",
+        "    pass",
+        "# note",
+        "class X:",
+        "    def m(self): pass",
+        "@dec",
+        "x = 1",
+        "  y",
+        "'''",
+        '"""',
+        "else:",
+        "        return 2",
+        "LIMIT2 = 4",
+    ],
+    "javascript": ["function g() {}", "class Y {}", "  m(x) {", "  }", "const h = () => {", "`"],
+    "go": ["func g() {}", "type T struct {", "\tv int", "// note", "func (c *Client) N() {", "`"],
+    "rust": ["fn g() {}", "impl Client {", "#[test]", "/// doc", "    fn n(&self) {}", "mod m {"],
+    "java": ["    void g() {}", "    @Override", "class Y {", "    /**", "     */", "    int f;"],
+    "c_sharp": [
+        "        void G() { }",
+        "    [Test]",
+        "namespace N {",
+        "        /// doc",
+        "class Y {",
+    ],
+    "cpp": ["int g() { return 1; }", "class Y {", "};", "namespace m {", "template <typename T>"],
+    "ruby": ["  def g", "  end", "class Y", "    # note", "=begin", "=end", "  x = <<~EOS"],
+    "typescript": ["  g(): void {}", "interface Z {", "export function k() {}", "  @dec"],
+}
+LANGUAGES = sorted(DOCUMENTS)
+
+
+@contextmanager
+def nesting_small_containers() -> Iterator[None]:
+    """Outlines the members of containers of any size, so small documents
+    exercise regions inside a class/namespace too."""
+    with mock.patch.object(regions, "NEST_MIN_LINES", 2):
+        yield
 
 
 def test_the_same_version_returns_the_cached_symbols() -> None:
     index = SymbolIndex()
     first = index.symbols("a.py", 1, PY, "python")
     assert index.symbols("a.py", 1, Text.from_string(""), "python") is first
+    assert index.last_update == "cached"
+
+
+def test_a_new_version_with_the_same_text_is_cached() -> None:
+    index = SymbolIndex()
+    first = index.symbols("a.py", 1, PY, "python")
+    assert index.symbols("a.py", 2, Text.from_string(PY.render()), "python") == first
+    assert index.last_update == "cached"
 
 
 def test_a_new_version_reflects_the_edit() -> None:
@@ -51,6 +144,115 @@ def test_a_new_version_reflects_the_edit() -> None:
     assert paths == ["helper", "Client", "Client-open", "Client-chat", "added", "main"]
 
 
+def test_an_edit_inside_one_function_reparses_only_the_code_around_it() -> None:
+    index = SymbolIndex()
+    index.symbols("a.py", 1, PY, "python")
+    edited = PY.replace([LineEdit(10, 11, ("        return 2",))])
+    assert index.symbols("a.py", 2, edited, "python") == index_symbols(edited, "python")
+    assert index.last_update == "region"
+
+
+def test_an_added_line_shifts_the_symbols_below_the_region() -> None:
+    index = SymbolIndex()
+    index.symbols("a.py", 1, PY, "python")
+    edited = PY.replace([LineEdit(5, 5, ("    x += 1",))])
+    symbols = index.symbols("a.py", 2, edited, "python")
+    assert index.last_update == "region"
+    assert [(s.dotted, s.start_line, s.end_line) for s in symbols] == [
+        ("helper", 3, 7),
+        ("Client", 9, 16),
+        ("Client-open", 10, 12),
+        ("Client-chat", 13, 16),
+        ("main", 18, 20),
+    ]
+
+
+def test_an_edit_leaving_an_unclosed_string_reparses_the_whole_document() -> None:
+    index = SymbolIndex()
+    index.symbols("a.py", 1, PY, "python")
+    edited = PY.replace([LineEdit(10, 11, ('        return "1',))])
+    assert index.symbols("a.py", 2, edited, "python") == index_symbols(edited, "python")
+    assert index.last_update == "full"
+
+
+def test_an_edit_in_a_class_spanning_the_file_reparses_one_member() -> None:
+    text = Text.from_string(DOCUMENTS["java"])
+    index = SymbolIndex()
+    with nesting_small_containers():
+        index.symbols("A.java", 1, text, "java")
+        edited = text.replace([LineEdit(9, 10, ("        return x * 2;",))])
+        symbols = index.symbols("A.java", 2, edited, "java")
+    assert index.last_update == "region"
+    assert symbols == index_symbols(edited, "java")
+    assert [s.dotted for s in symbols][:3] == ["Client", "Client-m0", "Client-m1"]
+
+
+def test_a_line_added_in_a_class_spanning_the_file_moves_its_end() -> None:
+    text = Text.from_string(DOCUMENTS["c_sharp"])
+    index = SymbolIndex()
+    with nesting_small_containers():
+        index.symbols("a.cs", 1, text, "c_sharp")
+        edited = text.replace([LineEdit(16, 16, ("            x += 1;",))])
+        symbols = index.symbols("a.cs", 2, edited, "c_sharp")
+    assert index.last_update == "region"
+    assert symbols == index_symbols(edited, "c_sharp")
+    assert (symbols[0].dotted, symbols[0].end_line) == ("App-Net", text.line_count + 1)
+
+
+def test_an_edit_below_a_syntax_error_reparses_the_whole_document() -> None:
+    broken = PY.replace([LineEdit(5, 6, ("    return (x",))])
+    index = SymbolIndex()
+    index.symbols("a.py", 1, broken, "python")
+    edited = broken.replace([LineEdit(18, 19, ("    return 0",))])
+    assert index.symbols("a.py", 2, edited, "python") == index_symbols(edited, "python")
+    assert index.last_update == "full"
+
+
+def test_an_edit_above_a_syntax_error_reparses_only_the_code_around_it() -> None:
+    broken = PY.replace([LineEdit(18, 19, ("    return (x",))])
+    index = SymbolIndex()
+    index.symbols("a.py", 1, broken, "python")
+    edited = broken.replace([LineEdit(5, 6, ("    return x + 1",))])
+    assert index.symbols("a.py", 2, edited, "python") == index_symbols(edited, "python")
+    assert index.last_update == "region"
+
+
+def test_fixing_a_syntax_error_gives_the_symbols_of_the_fixed_text() -> None:
+    index = SymbolIndex()
+    index.symbols("a.py", 1, PY, "python")
+    broken = PY.replace([LineEdit(10, 11, ("        return (1",))])
+    index.symbols("a.py", 2, broken, "python")
+    assert index.symbols("a.py", 3, PY, "python") == index_symbols(PY, "python")
+
+
+def test_members_of_a_python_class_at_mixed_indentation_are_reparsed_whole() -> None:
+    text = Text.from_string(DOCUMENTS["python"])
+    index = SymbolIndex()
+    with nesting_small_containers():
+        index.symbols("a.py", 1, text, "python")
+        stray = text.replace([LineEdit(6, 6, ("  y",))])
+        index.symbols("a.py", 2, stray, "python")
+        # `m3` loses its body: at these indentations `m4` and `m5` move into it.
+        edited = stray.replace([LineEdit(19, 20, ())])
+        symbols = index.symbols("a.py", 3, edited, "python")
+    assert index.last_update == "full"
+    assert symbols == index_symbols(edited, "python")
+    assert "Client-m3-m4" in [s.dotted for s in symbols]
+
+
+def test_a_comment_close_below_the_edit_makes_a_whole_reparse() -> None:
+    text = Text.from_string(
+        "int a() {\n  return 1;\n}\n\nint b() {\n  return 2;\n}\n\n"
+        "int c() {\n  return 3;  // ends with */\n}\n\nint d() {\n  return 4;\n}\n"
+    )
+    index = SymbolIndex()
+    index.symbols("a.c", 1, text, "c")
+    # Looking for the `/*` of that `*/`, a comment scan could reach the edit.
+    edited = text.replace([LineEdit(5, 6, ("  return 5;",))])
+    assert index.symbols("a.c", 2, edited, "c") == index_symbols(edited, "c")
+    assert index.last_update == "full"
+
+
 def test_forget_drops_a_document() -> None:
     index = SymbolIndex()
     index.symbols("a.py", 1, PY, "python")
@@ -58,21 +260,21 @@ def test_forget_drops_a_document() -> None:
     assert "a.py" not in index
 
 
-edits = st.lists(
-    st.tuples(
-        st.integers(0, 40), st.integers(0, 3), st.lists(st.sampled_from(SNIPPETS), max_size=3)
-    ),
-    min_size=1,
-    max_size=4,
-)
+@st.composite
+def edit_sessions(draw: st.DrawFn) -> tuple[str, list[tuple[int, int, list[str]]]]:
+    language = draw(st.sampled_from(LANGUAGES))
+    lines = st.sampled_from(SNIPPETS[language] + COMMON)
+    edits = draw(
+        st.lists(
+            st.tuples(st.integers(0, 70), st.integers(0, 3), st.lists(lines, max_size=3)),
+            min_size=1,
+            max_size=4,
+        )
+    )
+    return language, edits
 
 
-@settings(max_examples=60, deadline=None)
-@given(edits=edits, javascript=st.booleans())
-def test_incremental_reparse_gives_the_symbols_of_a_fresh_parse(
-    edits: list[tuple[int, int, list[str]]], javascript: bool
-) -> None:
-    language, text = ("javascript", JS) if javascript else ("python", PY)
+def _replay(language: str, text: Text, edits: list[tuple[int, int, list[str]]]) -> None:
     index = SymbolIndex()
     index.symbols("doc", 0, text, language)
     for version, (start, length, new_lines) in enumerate(edits, start=1):
@@ -80,3 +282,44 @@ def test_incremental_reparse_gives_the_symbols_of_a_fresh_parse(
         end = min(start + length, text.line_count)
         text = text.replace([LineEdit(start, end, tuple(new_lines))])
         assert index.symbols("doc", version, text, language) == index_symbols(text, language)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    edits=st.lists(
+        st.tuples(
+            st.integers(0, 40),
+            st.integers(0, 3),
+            st.lists(
+                st.sampled_from(SNIPPETS["python"] + SNIPPETS["javascript"] + COMMON), max_size=3
+            ),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    javascript=st.booleans(),
+)
+def test_incremental_reparse_gives_the_symbols_of_a_fresh_parse(
+    edits: list[tuple[int, int, list[str]]], javascript: bool
+) -> None:
+    language, text = ("javascript", JS) if javascript else ("python", PY)
+    _replay(language, text, edits)
+
+
+@settings(max_examples=400, deadline=None)
+@given(session=edit_sessions())
+def test_every_language_reindexes_edits_as_a_fresh_parse_does(
+    session: tuple[str, list[tuple[int, int, list[str]]]],
+) -> None:
+    language, edits = session
+    _replay(language, Text.from_string(DOCUMENTS[language]), edits)
+
+
+@settings(max_examples=400, deadline=None)
+@given(session=edit_sessions())
+def test_edits_inside_outlined_containers_reindex_as_a_fresh_parse_does(
+    session: tuple[str, list[tuple[int, int, list[str]]]],
+) -> None:
+    language, edits = session
+    with nesting_small_containers():
+        _replay(language, Text.from_string(DOCUMENTS[language]), edits)

@@ -15,7 +15,7 @@ lines joined with `\\n` (whatever their own endings), so CR-only files work too.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import tree_sitter as ts
@@ -76,20 +76,25 @@ def symbols_from_tree(
     tree: ts.Tree,
     lines: Sequence[str],
     spec: LanguageSpec,
-    nodes: Iterable[ts.Node] | None = None,
+    nodes: Sequence[ts.Node] | None = None,
 ) -> list[Symbol]:
-    """The symbols of a parsed tree. `nodes`: run the query only over these
-    subtrees (top-level nodes, for an incremental update); all of it by default."""
-    query = symbol_query(spec.name)
-    roots = [tree.root_node] if nodes is None else list(nodes)
+    """The symbols of a parsed tree; with `nodes` (consecutive top-level nodes, for
+    an incremental update), only those that end within their bytes. The query runs
+    from the root over that byte range: patterns anchored at the root (module
+    constants in Python, Go's top-level constants) do not match in a subtree
+    queried alone."""
+    cursor = ts.QueryCursor(symbol_query(spec.name))
+    low, high = -1, tree.root_node.end_byte
+    if nodes:
+        low, high = nodes[0].start_byte, nodes[-1].end_byte
+        cursor.set_byte_range(low, high)
     entries: list[_Entry] = []
     seen: set[tuple[int, int, str]] = set()
-    for root in roots:
-        cursor = ts.QueryCursor(query)
-        for _, captures in cursor.matches(root):
-            entry = _entry(captures, lines, spec, seen)
-            if entry is not None:
-                entries.append(entry)
+    for _, captures in cursor.matches(tree.root_node):
+        entry = _entry(captures, lines, spec, seen)
+        # (Matches merely touching the range belong to the nodes around it.)
+        if entry is not None and low < entry.end_byte <= high:
+            entries.append(entry)
     return _nest(entries)
 
 
@@ -122,7 +127,7 @@ def _entry(
         node = node.parent
     body_start = _body_start_row(node, spec)
     start_row, start_byte = _attached_siblings(node, spec)
-    start_row = _comments_above(lines, start_row, spec, body_start)
+    start_row = comments_above(lines, start_row, spec, body_start)
     line = lines[body_start] if body_start < len(lines) else ""
     indent_match = _INDENT.match(line)
     indent = indent_match.group(0) if indent_match else ""
@@ -185,7 +190,7 @@ def _attached_siblings(node: ts.Node, spec: LanguageSpec) -> tuple[int, int]:
     return start_row, start_byte
 
 
-def _comments_above(lines: Sequence[str], row: int, spec: LanguageSpec, body_row: int) -> int:
+def comments_above(lines: Sequence[str], row: int, spec: LanguageSpec, body_row: int) -> int:
     """Extends the start over the comment and attribute lines directly above (no
     blank line between) written at the definition's own indentation."""
     definition_line = lines[body_row] if body_row < len(lines) else ""

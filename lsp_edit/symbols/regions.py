@@ -1,0 +1,462 @@
+"""Re-indexing the part of a document around an edit without parsing the rest.
+
+A document's *outline* is the sequence of line-aligned *units* of its top-level
+nodes (nodes sharing a line form one unit), and, for a unit that is one big
+class/namespace/impl/module, the same for that container's members. A region
+of consecutive units can be parsed on its own, with the header and closing
+lines of the containers around it (`class A {` ... `}`) kept at their real rows
+through tree-sitter's included ranges, so rows in the small tree are the
+document's rows and the symbols come out with their real lines and paths.
+
+That is only taken as the symbols of the whole document when nothing outside
+the region can see the difference. `reparse_region` checks it and answers None
+(parse the whole document) otherwise:
+
+- the document parsed without errors before, and the region parses without one;
+- the region starts and ends with a unit the edit did not touch and that is
+  code, not a comment (the margins), and the region's parse gives those units
+  back exactly (same node types and positions): then the parser enters and
+  leaves the region in the same state as in the whole document (the token
+  before and after each boundary is unchanged), so the nodes outside are the
+  ones it had, and the ones inside are these. Without a margin the region runs
+  to the container's own header or closing lines, which are real text;
+- the containers around the region come back with their real first and last
+  rows.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import overload
+
+import tree_sitter as ts
+
+from lsp_edit.symbols.languages import LanguageSpec, grammar
+from lsp_edit.text import strip_ending
+
+# Below this many lines a container is reparsed whole rather than outlined.
+NEST_MIN_LINES = 48
+# A region longer than this is not worth it: the whole document is reparsed.
+MAX_REGION_LINES = 3000
+
+# Definitions whose `body` holds members that parse on their own inside the
+# header and closing lines: the units an edit inside a long class reparses.
+CONTAINER_TYPES: dict[str, frozenset[str]] = {
+    "python": frozenset({"class_definition"}),
+    "javascript": frozenset({"class_declaration"}),
+    "typescript": frozenset({"class_declaration", "abstract_class_declaration"}),
+    "tsx": frozenset({"class_declaration", "abstract_class_declaration"}),
+    "rust": frozenset({"mod_item", "impl_item", "trait_item"}),
+    "java": frozenset({"class_declaration", "interface_declaration", "record_declaration"}),
+    "c_sharp": frozenset(
+        {
+            "namespace_declaration",
+            "class_declaration",
+            "struct_declaration",
+            "interface_declaration",
+            "record_declaration",
+        }
+    ),
+    "cpp": frozenset({"namespace_definition", "class_specifier", "struct_specifier"}),
+    "ruby": frozenset({"class", "module"}),
+}
+
+_Signature = tuple[tuple[str, int, int, int, int], ...]
+
+
+class Lines(Sequence[str]):
+    """A text's lines without their endings, stripped when read: the index reads
+    a few lines around each symbol, so stripping all 20,000 up front is waste."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw_lines: Sequence[str]) -> None:
+        self._raw = raw_lines
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [strip_ending(line) for line in self._raw[index]]
+        return strip_ending(self._raw[index])
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __iter__(self) -> Iterator[str]:
+        return (strip_ending(line) for line in self._raw)
+
+
+@dataclass(slots=True)
+class Unit:
+    """Nodes sharing lines. `signature`: their types and positions, rows relative
+    to the unit's first row. `solid`: holds code, not only comments/attributes.
+    `attribute`: only attributes (and comments), which attach to the next unit.
+    `error`: holds a syntax error. `container`: the outline of its members when
+    it is one long container."""
+
+    signature: _Signature
+    solid: bool
+    attribute: bool
+    error: bool
+    container: Container | None
+
+
+@dataclass(slots=True)
+class Container:
+    """The units of a container's members (or of the document at the top).
+
+    Rows are relative to the container's first row (absolute at the top):
+    `starts[i]` is unit i's first row, its lines run to the next unit's;
+    `header` rows `0..starts[0]` hold `class A {`, `end..closer_end` hold `}`.
+    `node_type` is the container node's type ("" at the top). `column`: the
+    column all its units of code start at, None when they differ.
+    """
+
+    starts: list[int]
+    units: list[Unit]
+    end: int
+    closer_end: int
+    node_type: str
+    column: int | None
+
+
+def _last_row(node: ts.Node) -> int:
+    end = node.end_point
+    if end.column == 0 and end.row > node.start_point.row:
+        return end.row - 1
+    return end.row
+
+
+@dataclass(slots=True)
+class _Node:
+    """What the outline reads of a node, read once (each read crosses into C)."""
+
+    node: ts.Node
+    type: str
+    row: int
+    column: int
+    end_row: int
+    end_column: int
+    last_row: int
+    named: bool
+    error: bool
+
+
+def _read(node: ts.Node) -> _Node:
+    start, end = node.start_point, node.end_point
+    last = end.row - 1 if end.column == 0 and end.row > start.row else end.row
+    return _Node(
+        node,
+        node.type,
+        start.row,
+        start.column,
+        end.row,
+        end.column,
+        last,
+        node.is_named,
+        node.has_error or node.is_missing,
+    )
+
+
+def _group(nodes: Sequence[ts.Node]) -> list[list[_Node]]:
+    groups: list[list[_Node]] = []
+    last = -1
+    for node in nodes:
+        read = _read(node)
+        if groups and read.row <= last:
+            groups[-1].append(read)
+        else:
+            groups.append([read])
+        last = max(last, read.last_row)
+    return groups
+
+
+def _members(body: ts.Node) -> list[ts.Node]:
+    """A body's children without its opening and closing delimiters."""
+    children = list(body.children)
+    if children and not children[0].is_named:
+        children = children[1:]
+    if children and not children[-1].is_named:
+        children = children[:-1]
+    return children
+
+
+def _unwrap(node: ts.Node, spec: LanguageSpec) -> ts.Node:
+    while node.type in spec.wrapper_nodes and node.named_child_count:
+        child = node.named_child(node.named_child_count - 1)
+        if child is None:
+            break
+        node = child
+    return node
+
+
+def _body(node: ts.Node, spec: LanguageSpec, containers: frozenset[str]) -> ts.Node | None:
+    inner = _unwrap(node, spec)
+    if inner.type not in containers:
+        return None
+    return inner.child_by_field_name("body")
+
+
+def build(
+    nodes: Sequence[ts.Node],
+    base: int,
+    end: int,
+    closer_end: int,
+    node_type: str,
+    lines: Sequence[str],
+    spec: LanguageSpec,
+) -> Container:
+    """The outline of sibling `nodes` (rows relative to `base`)."""
+    starts: list[int] = []
+    units: list[Unit] = []
+    for group in _group(nodes):
+        starts.append(group[0].row - base)
+        units.append(make_unit(group, lines, spec))
+    return Container(starts, units, end - base, closer_end - base, node_type, _column(units))
+
+
+def _column(units: Sequence[Unit], column: int | None = -1) -> int | None:
+    """The column the units of code start at (`column` when given, -1: any),
+    None when they differ."""
+    for unit in units:
+        if unit.solid:
+            if column == -1:
+                column = unit.signature[0][2]
+            elif unit.signature[0][2] != column:
+                return None
+    return column
+
+
+def make_unit(group: list[_Node], lines: Sequence[str], spec: LanguageSpec) -> Unit:
+    """One unit; an outline of its members too when it is a long container."""
+    first = group[0].row
+    signature = []
+    solid = attribute = error = False
+    named: list[_Node] = []
+    # (A plain loop: this runs for every top-level node after a whole parse.)
+    for node in group:
+        signature.append(
+            (node.type, node.row - first, node.column, node.end_row - first, node.end_column)
+        )
+        error = error or node.error
+        if node.named:
+            named.append(node)
+            if node.type in spec.attribute_nodes:
+                attribute = True
+            elif "comment" not in node.type:
+                solid = True
+    container = None
+    if not error and len(named) == 1 and named[0].last_row - first >= NEST_MIN_LINES:
+        container = _nested(named[0].node, first, lines, spec)
+    return Unit(tuple(signature), solid, attribute and not solid, error, container)
+
+
+def _nested(
+    node: ts.Node, first: int, lines: Sequence[str], spec: LanguageSpec
+) -> Container | None:
+    body = _body(node, spec, CONTAINER_TYPES.get(spec.name, frozenset()))
+    if body is None:
+        return None
+    members = _members(body)
+    if not members:
+        return None
+    top, bottom = members[0], members[-1]
+    top_row, bottom_row = top.start_point.row, _last_row(bottom)
+    last_row = _last_row(node)
+    # The header and closing lines must hold nothing of the members.
+    # (Columns count UTF-8 bytes.)
+    if top_row <= first or lines[top_row].encode()[: top.start_point.column].strip():
+        return None
+    if bottom_row > last_row or (
+        bottom.end_point.column and lines[bottom_row].encode()[bottom.end_point.column :].strip()
+    ):
+        return None
+    member_end = bottom_row + 1
+    return build(members, first, member_end, last_row + 1, _unwrap(node, spec).type, lines, spec)
+
+
+@dataclass(frozen=True)
+class _Level:
+    container: Container
+    base: int
+    index: int
+
+
+def reparse_region(
+    outline: Container,
+    spec: LanguageSpec,
+    lines: Sequence[str],
+    changed_first: int,
+    changed_last: int,
+    delta: int,
+) -> tuple[int, int, int, ts.Tree] | None:
+    """Parses the region around old rows `changed_first..changed_last` (inclusive,
+    the rows the edit touched) of a document whose new `lines` have `delta` more
+    lines, and updates `outline` in place to the new text.
+
+    Returns (first row, old end row, new end row, tree of the region), or None
+    (outline untouched) when the region cannot stand for the document.
+    """
+    low, high = max(changed_first - 1, 0), changed_last + 1
+    container, base = outline, 0
+    levels: list[_Level] = []
+    while True:
+        starts = container.starts
+        first = max(bisect.bisect_right(starts, low - base) - 1, 0)
+        last = max(bisect.bisect_right(starts, high - base) - 1, 0)
+        child = container.units[first].container if first == last else None
+        if child is None:
+            break
+        child_base = base + starts[first]
+        if not (child_base + child.starts[0] <= low and high < child_base + child.end):
+            break
+        levels.append(_Level(container, base, first))
+        container, base = child, child_base
+    starts, units = container.starts, container.units
+    if not units:
+        return None
+    # Margins: an untouched unit of code on each side (attributes before it go along).
+    before = first - 1
+    while before >= 0 and not units[before].solid:
+        before -= 1
+    while before > 0 and units[before - 1].attribute:
+        before -= 1
+    begin = max(before, 0)
+    after = last + 1
+    while after < len(units) and not units[after].solid:
+        after += 1
+    stop = min(after + 1, len(units))
+    # Python's indentation is state carried from the members above the region
+    # (the region is parsed after the header alone): they must all start where
+    # the region does, at every level.
+    if spec.name == "python" and any(
+        outer.column is None for outer in [container, *(level.container for level in levels)]
+    ):
+        return None
+    # A syntax error above the region may leave the parser in another state
+    # where the region starts; one below it cannot reach back over the margin.
+    if any(unit.error for unit in units[:stop]) or any(
+        unit.error for level in levels for unit in level.container.units[: level.index]
+    ):
+        return None
+    # At the top, a region from the first unit starts with the document.
+    region_first = base + starts[begin] if levels or begin > 0 else 0
+    old_end = base + (starts[stop] if stop < len(units) else container.end)
+    new_end = old_end + delta
+    if new_end - region_first > MAX_REGION_LINES or new_end < region_first:
+        return None
+    # The containers around the region (below the top): their header rows, the
+    # region, then their closing rows, innermost first.
+    around = [(level.container, level.base) for level in levels[1:]]
+    if levels:
+        around.append((container, base))
+    segments = [(outer_base, outer_base + outer.starts[0]) for outer, outer_base in around]
+    segments.append((region_first, new_end))
+    segments += [
+        (outer_base + outer.end + delta, outer_base + outer.closer_end + delta)
+        for outer, outer_base in reversed(around)
+    ]
+    tree = _parse_rows(spec, lines, segments)
+    root = tree.root_node
+    if root.has_error:
+        return None
+    # Walk down the containers around the region; each must come back whole.
+    nodes = list(root.children)
+    for level, inner_base in _chain(levels, base):
+        groups = _group(nodes)
+        named = [read.node for read in groups[0] if read.named] if len(groups) == 1 else []
+        if len(named) != 1:
+            return None
+        node = named[0]
+        inner = level.container.units[level.index].container
+        body = _body(node, spec, CONTAINER_TYPES.get(spec.name, frozenset()))
+        if (
+            inner is None
+            or body is None
+            or _unwrap(node, spec).type != inner.node_type
+            or node.start_point.row != inner_base
+            or (
+                # Without closing lines (Python) the container ends with the region.
+                inner.closer_end > inner.end
+                and _last_row(node) != inner_base + inner.closer_end + delta - 1
+            )
+        ):
+            return None
+        nodes = _members(body)
+    groups = _group(nodes)
+    new_units = [make_unit(group, lines, spec) for group in groups]
+    new_starts = [group[0].row - base for group in groups]
+    # The untouched units at both ends come back as they were.
+    head = first - begin if before >= 0 else 0
+    tail = stop - after if after < len(units) else 0
+    if head + tail > len(new_units):
+        return None
+    for offset in range(head):
+        if (
+            new_starts[offset] != starts[begin + offset]
+            or new_units[offset].signature != units[begin + offset].signature
+        ):
+            return None
+    for offset in range(1, tail + 1):
+        if (
+            new_starts[-offset] != starts[stop - offset] + delta
+            or new_units[-offset].signature != units[stop - offset].signature
+        ):
+            return None
+    if delta:
+        starts[stop:] = [start + delta for start in starts[stop:]]
+        container.end += delta
+        container.closer_end += delta
+        for level in levels:
+            outer = level.container
+            outer.starts[level.index + 1 :] = [
+                start + delta for start in outer.starts[level.index + 1 :]
+            ]
+            outer.end += delta
+            outer.closer_end += delta
+    starts[begin:stop] = new_starts
+    units[begin:stop] = new_units
+    if container.column is not None:
+        container.column = _column(new_units, container.column)
+    return region_first, old_end, new_end, tree
+
+
+def _chain(levels: list[_Level], base: int) -> Iterator[tuple[_Level, int]]:
+    """Each level with the first row of the container below it."""
+    for position, level in enumerate(levels):
+        below = levels[position + 1].base if position + 1 < len(levels) else base
+        yield level, below
+
+
+def _parse_rows(
+    spec: LanguageSpec, lines: Sequence[str], segments: list[tuple[int, int]]
+) -> ts.Tree:
+    """Parses only the rows of `segments` (ascending, half-open), each at its own
+    row: the rows are concatenated and included ranges give their real points."""
+    count = len(lines)
+    chunks: list[bytes] = []
+    ranges: list[ts.Range] = []
+    offset = 0
+    for first, end in segments:
+        if end <= first:
+            continue
+        text = "\n".join(lines[first:end])
+        if end < count:
+            chunk = (text + "\n").encode("utf-8")
+            end_point = (end, 0)
+        else:
+            # The document's last line has no newline after it.
+            chunk = text.encode("utf-8")
+            end_point = (end - 1, len(lines[end - 1].encode("utf-8")))
+        chunks.append(chunk)
+        ranges.append(ts.Range((first, 0), end_point, offset, offset + len(chunk)))
+        offset += len(chunk)
+    parser = ts.Parser(grammar(spec.name))
+    if ranges:
+        parser.included_ranges = ranges
+    return parser.parse(b"".join(chunks))
