@@ -77,9 +77,34 @@ def test_python_replace_only_rewrites_the_lines_that_change() -> None:
     ]
 
 
-def test_python_replace_with_its_own_decorator_replaces_comment_and_decorator() -> None:
+def test_python_replace_with_its_own_decorator_replaces_the_decorator_keeps_the_comment() -> None:
     result = _apply(PY, "Client-chat", "@traced\ndef chat(self, message):\n    return message")
-    assert result == PY.replace("    # Sends one message.\n    @logged\n", "    @traced\n")
+    assert result == PY.replace("    @logged\n", "    @traced\n")
+
+
+def test_python_replace_with_comment_and_decorator_replaces_both() -> None:
+    content = "# Sends it twice.\n@traced\ndef chat(self, message):\n    return message"
+    result = _apply(PY, "Client-chat", content)
+    assert result == PY.replace(
+        "    # Sends one message.\n    @logged\n", "    # Sends it twice.\n    @traced\n"
+    )
+
+
+def test_rust_replace_with_a_new_doc_comment_keeps_the_attribute_it_does_not_bring() -> None:
+    source = (
+        "impl Client {\n"
+        "    /// Sends a message.\n"
+        "    #[inline]\n"
+        "    pub fn chat(&self) -> u8 {\n"
+        "        1\n"
+        "    }\n"
+        "}\n"
+    )
+    content = "/// Sends a message and returns its id.\npub fn chat(&self) -> u8 {\n    2\n}"
+    result = _apply(source, "Client-chat", content, "rust")
+    assert result == source.replace(
+        "Sends a message.", "Sends a message and returns its id."
+    ).replace("        1\n", "        2\n")
 
 
 def test_python_replace_already_indented_is_kept_as_written() -> None:
@@ -356,3 +381,28 @@ def test_replacement_whose_placeholder_cannot_be_placed_is_refused_not_applied()
     content = "class Store:\n    # ... existing code ...\n    def other(self):\n        pass"
     result = _resolve(STORE, "Store", content)
     assert isinstance(result, Refused) and result.code == "elision_ambiguous"
+
+
+def test_python_replace_with_a_decorator_over_several_lines_replaces_the_old_decorator() -> None:
+    content = "@retry(\n    times=3,\n    delay=1,\n)\ndef chat(self, message):\n    return message"
+    result = _apply(PY, "Client-chat", content)
+    assert result == PY.replace(
+        "    @logged\n", "    @retry(\n        times=3,\n        delay=1,\n    )\n"
+    )
+
+
+def test_rust_replace_with_a_new_attribute_keeps_the_doc_comment() -> None:
+    source = (
+        "impl Client {\n"
+        "    /// Sends a message.\n"
+        "    #[inline]\n"
+        "    pub fn chat(&self) -> u8 {\n"
+        "        1\n"
+        "    }\n"
+        "}\n"
+    )
+    content = "#[inline(always)]\npub fn chat(&self) -> u8 {\n    2\n}"
+    result = _apply(source, "Client-chat", content, "rust")
+    assert result == source.replace("#[inline]", "#[inline(always)]").replace(
+        "        1\n", "        2\n"
+    )

@@ -156,8 +156,8 @@ def _unsupported(language: str) -> Refused:
 def _replace(
     symbol: Symbol, lines: Sequence[str], spec: LanguageSpec, text: Text, written: str
 ) -> Resolution:
-    # Without its own comment/decorator the replacement keeps the symbol's.
-    start = symbol.start_line if _leads_with_comment(lines, spec) else symbol.body_start_line
+    start = symbol.start_line
+    lines = (*_merge_leading(text.lines[start : symbol.body_start_line], lines, spec),)
     old = text.lines[start : symbol.end_line]
     # `# ... rest unchanged ...` stands for the symbol's own lines: never delete them.
     expanded = expand_elisions(
@@ -236,23 +236,71 @@ def _is_leading_line(line: str, spec: LanguageSpec) -> bool:
     return line.lstrip().startswith(spec.comment_prefixes + spec.attribute_prefixes)
 
 
-def _leads_with_comment(lines: Sequence[str], spec: LanguageSpec) -> bool:
-    return bool(lines) and _is_leading_line(lines[0], spec)
-
-
-def _signature_line(content: Sequence[str], spec: LanguageSpec) -> str:
-    """The first line that is neither blank nor a comment/attribute, stripped."""
+def _leading_count(content: Sequence[str], spec: LanguageSpec) -> int:
+    """How many lines open `content` before its definition line: comments (block
+    comments whole), decorators and attributes (with the lines their open brackets
+    run over)."""
     in_block_comment = False
-    for line in content:
+    depth = 0
+    for index, line in enumerate(content):
         stripped = line.strip()
         if in_block_comment:
             in_block_comment = "*/" not in stripped
             continue
-        if not stripped or _is_leading_line(line, spec):
-            in_block_comment = stripped.startswith("/*") and "*/" not in stripped
+        if depth > 0:
+            depth += _bracket_balance(stripped)
             continue
-        return stripped
-    return ""
+        if not _is_leading_line(line, spec):
+            return index
+        in_block_comment = stripped.startswith("/*") and "*/" not in stripped
+        if spec.attribute_prefixes and stripped.startswith(spec.attribute_prefixes):
+            depth = max(_bracket_balance(stripped), 0)
+    return len(content)
+
+
+def _bracket_balance(line: str) -> int:
+    return sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
+
+
+def _split_leading(lines: Sequence[str], spec: LanguageSpec) -> tuple[list[str], list[str]]:
+    """A symbol's leading lines as (comment lines, decorator/attribute lines)."""
+    comments: list[str] = []
+    attributes: list[str] = []
+    current = comments
+    in_block_comment = False
+    for line in lines:
+        stripped = line.strip()
+        if in_block_comment:
+            comments.append(line)
+            in_block_comment = "*/" not in stripped
+            continue
+        if spec.attribute_prefixes and stripped.startswith(spec.attribute_prefixes):
+            current = attributes
+        elif stripped.startswith(spec.comment_prefixes):
+            current = comments
+            in_block_comment = stripped.startswith("/*") and "*/" not in stripped
+        current.append(line)
+    return comments, attributes
+
+
+def _merge_leading(
+    old_leading: Sequence[str], content: Sequence[str], spec: LanguageSpec
+) -> list[str]:
+    """The replacement with the symbol's doc comment and decorators settled: what the
+    replacement brings of each kind replaces the old; a kind it does not bring stays."""
+    count = _leading_count(content, spec)
+    new_comments, new_attributes = _split_leading(content[:count], spec)
+    body = list(content[count:])
+    if new_comments and new_attributes:
+        return list(content)
+    old_comments, old_attributes = _split_leading(old_leading, spec)
+    return [*(new_comments or old_comments), *(new_attributes or old_attributes), *body]
+
+
+def _signature_line(content: Sequence[str], spec: LanguageSpec) -> str:
+    """The first line that is neither blank nor part of a comment/attribute, stripped."""
+    rest = content[_leading_count(content, spec) :]
+    return next((line.strip() for line in rest if line.strip()), "")
 
 
 def _reindent(content: Sequence[str], indent: str, spec: LanguageSpec) -> tuple[str, ...]:
