@@ -90,19 +90,21 @@ def test_python_replace_with_comment_and_decorator_replaces_both() -> None:
     )
 
 
+RUST_CHAT = (
+    "impl Client {\n"
+    "    /// Sends a message.\n"
+    "    #[inline]\n"
+    "    pub fn chat(&self) -> u8 {\n"
+    "        1\n"
+    "    }\n"
+    "}\n"
+)
+
+
 def test_rust_replace_with_a_new_doc_comment_keeps_the_attribute_it_does_not_bring() -> None:
-    source = (
-        "impl Client {\n"
-        "    /// Sends a message.\n"
-        "    #[inline]\n"
-        "    pub fn chat(&self) -> u8 {\n"
-        "        1\n"
-        "    }\n"
-        "}\n"
-    )
     content = "/// Sends a message and returns its id.\npub fn chat(&self) -> u8 {\n    2\n}"
-    result = _apply(source, "Client-chat", content, "rust")
-    assert result == source.replace(
+    result = _apply(RUST_CHAT, "Client-chat", content, "rust")
+    assert result == RUST_CHAT.replace(
         "Sends a message.", "Sends a message and returns its id."
     ).replace("        1\n", "        2\n")
 
@@ -392,17 +394,8 @@ def test_python_replace_with_a_decorator_over_several_lines_replaces_the_old_dec
 
 
 def test_rust_replace_with_a_new_attribute_keeps_the_doc_comment() -> None:
-    source = (
-        "impl Client {\n"
-        "    /// Sends a message.\n"
-        "    #[inline]\n"
-        "    pub fn chat(&self) -> u8 {\n"
-        "        1\n"
-        "    }\n"
-        "}\n"
-    )
     content = "#[inline(always)]\npub fn chat(&self) -> u8 {\n    2\n}"
-    result = _apply(source, "Client-chat", content, "rust")
-    assert result == source.replace("#[inline]", "#[inline(always)]").replace(
+    result = _apply(RUST_CHAT, "Client-chat", content, "rust")
+    assert result == RUST_CHAT.replace("#[inline]", "#[inline(always)]").replace(
         "        1\n", "        2\n"
     )
