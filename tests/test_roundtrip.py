@@ -200,6 +200,5 @@ def test_line_operations_give_the_edited_file(case):
     assert all(c.status is Status.APPLIED for c in plan.changes), plan.changes
     after = plan.files[NAME].after
     assert after is not None
-    # deleting every line first leaves an empty file, which has no line ending to keep
-    emptied = start == 0 and end == len(lines)
-    assert after.render() == render_file(edited, "\n" if emptied else eol, bool(edited))
+    # even after deleting every line first, the inserted lines keep the file's ending
+    assert after.render() == render_file(edited, eol, bool(edited))
