@@ -292,7 +292,9 @@ class Planner:
                 )
                 change.file = item.path or self.default_target
                 return change
-        written = _written_path(item) or self.default_target
+        written, note = self._target_path(item)
+        if note:
+            change.notes += (note,)
         if written is None:
             return _fail(
                 change,
@@ -320,6 +322,18 @@ class Planner:
                 return _fail(change, current)
             outcome = FileOutcome(ref, current, current)
         text = outcome.after
+        if text is None and item.path == written and _prose_path(item):
+            # The line before a block is taken as its path; prose there must not
+            # become a new file named "Here is the new module".
+            return _fail(
+                change,
+                Refused(
+                    "file_not_found",
+                    f"File not found: `{item.path}`. It holds spaces, so it is taken for prose "
+                    "rather than the path of a new file; put the file's path alone on the line "
+                    "before the block.",
+                ),
+            )
         resolution = self._resolve(item, text, ref)
         destination: FileRef | None = None
         if isinstance(item, AnchoredEdit) and item.move_to and text is not None:
@@ -419,14 +433,35 @@ class Planner:
             return resolve_chunk_diff(item, text, language, symbols_of=symbols_of)
         return resolve_ast_path(item, text, language, symbols_of=symbols_of)
 
+    def _target_path(self, item: EditBlock) -> tuple[str | None, str | None]:
+        """The path a block targets, and a note when it is not the one it wrote: a
+        prose line before a block that names no file gives way to the default target."""
+        if item.path is None:
+            return self.default_target, None
+        if self.default_target is not None and _prose_path(item):
+            ref = self.files.locate(item.path)
+            if isinstance(ref, FileRef) and self.files.read(ref) is None:
+                return self.default_target, (
+                    f"`{item.path}` names no file; the block went to the default target "
+                    f"`{self.default_target}`."
+                )
+        return item.path, None
+
     def _missing(self, ref: FileRef) -> Refused:
         similar = self.files.similar_files(ref.relative.rsplit("/", 1)[-1])
         hint = f" Files with a similar name: {', '.join(similar[:5])}." if similar else ""
         return Refused("file_not_found", f"File not found: {ref.relative}.{hint}")
 
 
-def _written_path(item: EditBlock) -> str | None:
-    return item.path
+def _prose_path(item: EditBlock) -> bool:
+    """Whether the block's path is the line before it (SEARCH/REPLACE, `««« EDIT`)
+    and reads like prose (it holds spaces)."""
+    return (
+        isinstance(item, AnchoredEdit)
+        and item.format in ("search_replace", "common_prefix")
+        and item.path is not None
+        and any(c.isspace() for c in item.path)
+    )
 
 
 def _language(item: FencedEdit | ChunkDiff, ref: FileRef) -> str | None:

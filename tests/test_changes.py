@@ -295,3 +295,40 @@ def test_move_onto_an_existing_file_is_refused(workspace):
     change = result.changes[0]
     assert change.code == "file_exists" and "client.py" in change.message
     assert "notes.txt" not in result.files or not result.files["notes.txt"].changed
+
+
+def test_prose_before_a_creating_block_does_not_become_a_new_file(workspace):
+    reply = (
+        "Here is the new helper module for you:\n<<<<<<< SEARCH\n=======\nX = 1\n>>>>>>> REPLACE\n"
+    )
+    result = plan(workspace, reply)
+    change = result.changes[0]
+    assert change.status is Status.FAILED and change.code == "file_not_found"
+    assert "taken for prose" in change.message
+    assert result.files == {}
+
+
+def test_existing_file_with_spaces_in_its_path_is_edited(workspace, tmp_path):
+    (tmp_path / "my notes.txt").write_text("a\n")
+    reply = "my notes.txt\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
+    result = plan(workspace, reply)
+    assert result.changes[0].status is Status.APPLIED
+    assert after(result, "my notes.txt") == "b\n"
+
+
+def test_v4a_add_file_may_name_a_path_with_spaces(workspace):
+    reply = "*** Begin Patch\n*** Add File: docs/my notes.md\n+# Notes\n*** End Patch\n"
+    result = plan(workspace, reply)
+    assert result.changes[0].status is Status.APPLIED
+    assert after(result, "docs/my notes.md") == "# Notes\n"
+
+
+def test_prose_before_a_block_gives_way_to_the_default_target(workspace):
+    reply = "Change the third line:\n<<<<<<< SEARCH\nthree\n=======\n3\n>>>>>>> REPLACE\n"
+    result = plan(workspace, reply, target="notes.txt")
+    change = result.changes[0]
+    assert change.status is Status.APPLIED and change.file == "notes.txt"
+    assert change.notes == (
+        "`Change the third line` names no file; the block went to the default target `notes.txt`.",
+    )
+    assert after(result, "notes.txt") == "one\ntwo\n3\nfour\nfive\n"
