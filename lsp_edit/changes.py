@@ -44,6 +44,9 @@ from lsp_edit.text import LineEdit, Text
 from lsp_edit.workspace import FileRef
 
 EDIT_MODES = ("ast_path", "line_numbers", "complete_file")
+# In auto mode, a whole-file block may not cut a file of this many lines to less
+# than half: that is a snippet taken for the whole file.
+_SNIPPET_GUARD_LINES = 20
 MODE_ERROR = "edit_mode must be one of: ast_path, line_numbers, complete_file"
 
 
@@ -405,7 +408,8 @@ class Planner:
                 return AlreadyApplied(f"`{ref.relative}` does not exist.")
             return Placed((), "delete_file")
         if isinstance(item, FencedEdit) and item.target is None:
-            return resolve_complete_file(item.content, text)
+            resolution = resolve_complete_file(item.content, text)
+            return self._check_not_a_snippet(resolution, text, ref)
         if isinstance(item, AnchoredEdit):
             if text is None and any(hunk.old_lines for hunk in item.hunks):
                 return self._missing(ref)
@@ -432,6 +436,26 @@ class Planner:
         if isinstance(item, ChunkDiff):
             return resolve_chunk_diff(item, text, language, symbols_of=symbols_of)
         return resolve_ast_path(item, text, language, symbols_of=symbols_of)
+
+    def _check_not_a_snippet(
+        self, resolution: Resolution, text: Text | None, ref: FileRef
+    ) -> Resolution:
+        """In auto mode a bare fence after a file name is taken for the whole file;
+        one that would cut the file to less than half is more likely a snippet."""
+        if self.session.requested != "auto" or text is None or not isinstance(resolution, Placed):
+            return resolution
+        old = text.line_count
+        new = old + sum(edit.delta for edit in resolution.edits)
+        if old >= _SNIPPET_GUARD_LINES and new * 2 < old:
+            return Refused(
+                "whole_file_shrinks",
+                f"This block would replace all {old} lines of `{ref.relative}` with {new} "
+                "lines, so it looks like a snippet rather than the whole file. Address the "
+                "part it changes (an AST path such as `python:Class-method`, or "
+                "SEARCH/REPLACE), or write the whole file; with complete file mode it is "
+                "taken as the whole file.",
+            )
+        return resolution
 
     def _target_path(self, item: EditBlock) -> tuple[str | None, str | None]:
         """The path a block targets, and a note when it is not the one it wrote: a

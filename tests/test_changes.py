@@ -332,3 +332,22 @@ def test_prose_before_a_block_gives_way_to_the_default_target(workspace):
         "`Change the third line` names no file; the block went to the default target `notes.txt`.",
     )
     assert after(result, "notes.txt") == "one\ntwo\n3\nfour\nfive\n"
+
+
+LONG = "".join(f"line {n}\n" for n in range(1, 41))
+
+
+def test_snippet_after_a_file_name_is_not_taken_for_the_whole_file(workspace, tmp_path):
+    (tmp_path / "long.txt").write_text(LONG)
+    reply = f"`long.txt`:\n{FENCE}text\nline 1\nLINE 2\n{FENCE}\n"
+    change = plan(workspace, reply).changes[0]
+    assert change.status is Status.FAILED and change.code == "whole_file_shrinks"
+    assert "replace all 40 lines of `long.txt` with 2 lines" in change.message
+
+
+def test_complete_file_mode_takes_a_short_block_as_the_whole_file(workspace, tmp_path):
+    (tmp_path / "long.txt").write_text(LONG)
+    reply = f"long.txt\n{FENCE}text\nline 1\nLINE 2\n{FENCE}\n"
+    result = plan(workspace, reply, mode="complete_file")
+    assert result.changes[0].status is Status.APPLIED
+    assert after(result, "long.txt") == "line 1\nLINE 2\n"
