@@ -33,6 +33,7 @@ from lsp_edit.blocks.scanner import (
     ReplyLine,
     Step,
     empty_path_problem,
+    for_path,
     span,
     split_block,
     where,
@@ -158,9 +159,9 @@ class CommonPrefixBlock:
             ParseProblem(
                 span(self.start, end),
                 "missing_separator",
-                f"`««« EDIT` block{self._for()} at {where(self.start, end)} has no {marker} line "
-                f"{place}: it ended at line {end}. The block was skipped; write `{OPENER}`, the "
-                f"old lines, `{SEPARATOR}`, the new lines, `{CLOSER}`.",
+                f"`««« EDIT` block{for_path(self.path)} at {where(self.start, end)} has no "
+                f"{marker} line {place}: it ended at line {end}. The block was skipped; "
+                f"write `{OPENER}`, the old lines, `{SEPARATOR}`, the new lines, `{CLOSER}`.",
                 self.path.path,
             )
         )
@@ -170,11 +171,8 @@ class CommonPrefixBlock:
             ParseProblem(
                 span(self.start, end),
                 "unclosed_block",
-                f"`««« EDIT` block{self._for()} opened at reply line {self.start} was never "
-                f"closed: expected `{CLOSER}` before {reason}. The block was skipped.",
+                f"`««« EDIT` block{for_path(self.path)} opened at reply line {self.start} was "
+                f"never closed: expected `{CLOSER}` before {reason}. The block was skipped.",
                 self.path.path,
             )
         )
-
-    def _for(self) -> str:
-        return f" for `{self.path.path}`" if self.path.path else ""

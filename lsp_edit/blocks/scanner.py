@@ -100,6 +100,30 @@ def split_block(lines: str) -> list[str]:
     return lines[:-1].split("\n") if lines else []
 
 
+def add_prefixed(
+    lines: list[str], first: int, old: list[str], new: list[str], trailing_blank: int
+) -> tuple[int, int | None]:
+    """Adds hunk lines (` ` context, `-` removed, `+` added; a bare blank line is an
+    empty context line) to `old` and `new`. Returns the count of blank lines now
+    closing the hunk, and the reply line of the last line with a prefix (None if
+    every line was blank)."""
+    last: int | None = None
+    for number, text in enumerate(lines, first):
+        if text:
+            body = text[1:]
+            if text[0] != "+":
+                old.append(body)
+            if text[0] != "-":
+                new.append(body)
+            trailing_blank = 0
+            last = number
+        else:
+            old.append("")
+            new.append("")
+            trailing_blank += 1
+    return trailing_blank, last
+
+
 def span(start: int, end: int) -> ReplySpan:
     """A span that is never inverted (an empty block ends where it starts)."""
     return ReplySpan(start, max(start, end))
@@ -129,6 +153,11 @@ class BlockPath(NamedTuple):
 
     path: str | None
     empty_line: int | None = None
+
+
+def for_path(path: BlockPath) -> str:
+    """` for `src/x.py``, to name a block's file in a message; empty when it has none."""
+    return f" for `{path.path}`" if path.path else ""
 
 
 def empty_path_problem(kind: str, marker: str, start: int, end: int, path_line: int) -> ReplyItem:

@@ -30,6 +30,7 @@ from lsp_edit.blocks.scanner import (
     ReplyLine,
     Step,
     empty_path_problem,
+    for_path,
     span,
     split_block,
     where,
@@ -76,10 +77,10 @@ class SearchReplaceBlock:
                     ParseProblem(
                         span(self.start, line.number),
                         "missing_separator",
-                        f"SEARCH/REPLACE block{self._for()} at {where(self.start, line.number)} "
-                        f"has no `{DIVIDER}` line between its halves: `{stripped}` at line "
-                        f"{line.number} came while the SEARCH half was still open. The block was "
-                        "skipped; write "
+                        f"SEARCH/REPLACE block{for_path(self.path)} at "
+                        f"{where(self.start, line.number)} has no `{DIVIDER}` line between "
+                        f"its halves: `{stripped}` at line {line.number} came while the "
+                        "SEARCH half was still open. The block was skipped; write "
                         f"`{OPENER}`, the old lines, `{DIVIDER}`, the new lines, `{CLOSER}`.",
                         self.path.path,
                     )
@@ -133,11 +134,8 @@ class SearchReplaceBlock:
             ParseProblem(
                 span(self.start, end),
                 "unclosed_block",
-                f"SEARCH/REPLACE block{self._for()} opened at reply line {self.start} was never "
-                f"closed: expected {expected} before {reason}. The block was skipped.",
+                f"SEARCH/REPLACE block{for_path(self.path)} opened at reply line {self.start} "
+                f"was never closed: expected {expected} before {reason}. The block was skipped.",
                 self.path.path,
             )
         )
-
-    def _for(self) -> str:
-        return f" for `{self.path.path}`" if self.path.path else ""

@@ -38,6 +38,7 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
+    add_prefixed,
     shown,
     span,
     split_block,
@@ -242,21 +243,9 @@ class UnifiedDiff:
         assert hunk is not None and file is not None, "inside a hunk of a file"
         old, new = hunk.old, hunk.new
         old_before, new_before = len(old), len(new)
-        blank = hunk.trailing_blank
-        for number, text in enumerate(lines, first):
-            if text:
-                body = text[1:]
-                if text[0] != "+":
-                    old.append(body)
-                if text[0] != "-":
-                    new.append(body)
-                blank = 0
-                file.end = number
-            else:
-                old.append("")
-                new.append("")
-                blank += 1
-        hunk.trailing_blank = blank
+        hunk.trailing_blank, last = add_prefixed(lines, first, old, new, hunk.trailing_blank)
+        if last is not None:
+            file.end = last
         if hunk.old_left is not None:
             hunk.old_left -= len(old) - old_before
         if hunk.new_left is not None:

@@ -40,6 +40,7 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
+    add_prefixed,
     shown,
     span,
     split_block,
@@ -161,22 +162,11 @@ class V4APatch:
             self._section_end = last
         elif state is _State.UPDATE:
             hunk = self._hunk
-            old, new = hunk.old, hunk.new
-            blank = hunk.trailing_blank
-            for number, text in enumerate(lines, first):
-                if text:
-                    body = text[1:]
-                    if text[0] != "+":
-                        old.append(body)
-                    if text[0] != "-":
-                        new.append(body)
-                    blank = 0
-                    self._section_end = number
-                else:
-                    old.append("")
-                    new.append("")
-                    blank += 1
-            hunk.trailing_blank = blank
+            hunk.trailing_blank, last_prefixed = add_prefixed(
+                lines, first, hunk.old, hunk.new, hunk.trailing_blank
+            )
+            if last_prefixed is not None:
+                self._section_end = last_prefixed
             hunk.has_lines = True
         elif state is _State.ADD:
             added = self._added
