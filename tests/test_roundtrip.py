@@ -62,30 +62,27 @@ def context(lines, start, end):
     return before, after
 
 
-def search_replace(lines, start, end, new):
-    before, after = context(lines, start, end)
-    old_block = [*before, *lines[start:end], *after]
-    new_block = [*before, *new, *after]
-    return (
-        f"{NAME}\n<<<<<<< SEARCH\n"
-        + "".join(x + "\n" for x in old_block)
-        + "=======\n"
-        + "".join(x + "\n" for x in new_block)
-        + ">>>>>>> REPLACE\n"
-    )
+def two_halves(name, opener, divider, closer):
+    """A renderer for blocks that write the old lines, then the new (with context)."""
+
+    def render(lines, start, end, new):
+        before, after = context(lines, start, end)
+        old_block = [*before, *lines[start:end], *after]
+        new_block = [*before, *new, *after]
+        return (
+            f"{NAME}\n{opener}\n"
+            + "".join(x + "\n" for x in old_block)
+            + f"{divider}\n"
+            + "".join(x + "\n" for x in new_block)
+            + f"{closer}\n"
+        )
+
+    render.__name__ = name
+    return render
 
 
-def common_prefix(lines, start, end, new):
-    before, after = context(lines, start, end)
-    old_block = [*before, *lines[start:end], *after]
-    new_block = [*before, *new, *after]
-    return (
-        f"{NAME}\n««« EDIT\n"
-        + "".join(x + "\n" for x in old_block)
-        + "═══════ REPL\n"
-        + "".join(x + "\n" for x in new_block)
-        + "»»» EDIT END\n"
-    )
+search_replace = two_halves("search_replace", "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE")
+common_prefix = two_halves("common_prefix", "««« EDIT", "═══════ REPL", "»»» EDIT END")
 
 
 def unified_diff(lines, start, end, new):
