@@ -253,6 +253,9 @@ class Planner:
         self.plan = Plan()
         self._ids = ids if ids is not None else (str(n) for n in itertools.count(1))
         self._failed: set[str] = set()
+        # Every file read for this reply, by path: read once, whatever its blocks do.
+        # `plan.files` holds those a block changed.
+        self._outcomes: dict[str, FileOutcome] = {}
         # Per file, the edit batches applied so far, to map line ranges that refer
         # to the document as it was before the reply.
         self._history: dict[str, list[tuple[LineEdit, ...]]] = {}
@@ -318,12 +321,12 @@ class Planner:
             change.code = "previous_edit_failed"
             change.message = "Previous edit to this file failed"
             return change
-        outcome = self.plan.files.get(ref.relative)
+        outcome = self._outcomes.get(ref.relative)
         if outcome is None:
             current = self.files.read(ref)
             if isinstance(current, Refused):
                 return _fail(change, current)
-            outcome = FileOutcome(ref, current, current)
+            outcome = self._outcomes[ref.relative] = FileOutcome(ref, current, current)
         text = outcome.after
         if text is None and item.path == written and _prose_path(item):
             # The line before a block is taken as its path; prose there must not
@@ -368,7 +371,8 @@ class Planner:
         outcome.after = base.replace(resolution.edits, final_newline=resolution.final_newline)
         self._history.setdefault(ref.relative, []).append(resolution.edits)
         if destination is not None:
-            self.plan.files[destination.relative] = FileOutcome(destination, None, outcome.after)
+            arrived = FileOutcome(destination, None, outcome.after)
+            self.plan.files[destination.relative] = self._outcomes[destination.relative] = arrived
             outcome.after = None
             outcome.moved_to = destination.relative
             change.notes += (f"Moved to `{destination.relative}`.",)
@@ -378,7 +382,7 @@ class Planner:
         destination = self.files.locate(written, allow_tail_match=False)
         if isinstance(destination, Refused):
             return destination
-        planned = self.plan.files.get(destination.relative)
+        planned = self._outcomes.get(destination.relative)
         exists = (
             planned.after is not None
             if planned is not None
