@@ -56,6 +56,9 @@ class Status(StrEnum):
     REJECTED = "rejected"
     FAILED = "failed"
     SKIPPED = "skipped"
+    # Pending in an editor, but the user edited its lines and it can no longer be
+    # placed safely; never applied.
+    STALE = "stale"
 
 
 @dataclass

@@ -3,6 +3,7 @@
     lsp-edit apply RESPONSE|- --root DIR [--file TARGET] [--mode M] [--dry-run] [--diff] [--json]
     lsp-edit symbols FILE [--json]
     lsp-edit instructions [--mode M]
+    lsp-edit serve [--tcp HOST:PORT] [--log-file FILE] [--log-level LEVEL]
 
 `apply` exits 0 when every block applied (or was already in the file), 1 when
 some did not (or the reply held no edit block), 2 for a usage or I/O error, which
@@ -59,6 +60,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     instr = commands.add_parser("instructions", help="print the instructions text for a mode")
     instr.add_argument("--mode", default="ast_path", help=", ".join(EDIT_MODES))
+
+    serve = commands.add_parser(
+        "serve", help="run the language server (stdio unless --tcp is given)"
+    )
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on this address instead of stdio")
+    serve.add_argument("--log-file", help="write the server's log to this file (default: stderr)")
+    serve.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="how much to log (default WARNING)",
+    )
     return parser
 
 
@@ -69,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_apply(args)
         if args.command == "symbols":
             return run_symbols(args)
+        if args.command == "serve":
+            return run_serve(args)
         return run_instructions(args)
     except UsageError as error:
         print(f"lsp-edit: {error}", file=sys.stderr)
@@ -183,6 +198,20 @@ def run_symbols(args: argparse.Namespace) -> int:
     kinds = max((len(s.kind) for s in symbols), default=0)
     for s in symbols:
         print(f"{s.dotted:<{width}}  {s.kind:<{kinds}}  {s.start_line + 1}-{s.end_line}")
+    return EXIT_OK
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    tcp: tuple[str, int] | None = None
+    if args.tcp is not None:
+        host, _, port = args.tcp.rpartition(":")
+        if not host or not port.isdigit():
+            raise UsageError(f"--tcp {args.tcp}: expected HOST:PORT, such as 127.0.0.1:2087")
+        tcp = (host, int(port))
+    # The server (and pygls) load only when serving: `apply` stays quick to start.
+    from lsp_edit.server import serve
+
+    serve(tcp=tcp, log_file=args.log_file, log_level=args.log_level)
     return EXIT_OK
 
 

@@ -1,0 +1,732 @@
+"""`lsp-edit serve`: the handlers. Each reads its params, asks the store, and hands
+the answer to `render` or `edits`; the state they share lives in `Editor`.
+
+Nothing here blocks the event loop: the only waits are on the client
+(`workspace/applyEdit`, `window/showDocument`), and those handlers are async.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Generator, Sequence
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.uris import from_fs_path, to_fs_path
+
+from lsp_edit import VERSION
+from lsp_edit.blocks import parse_operations, parse_reply
+from lsp_edit.blocks.model import EditBlock, ParseProblem, ReplyItem, ShellSuggestion
+from lsp_edit.changes import Change, Planner, Status
+from lsp_edit.instructions import instructions
+from lsp_edit.positions import LspPosition, Point, PositionEncoding, lsp_to_point
+from lsp_edit.server import render
+from lsp_edit.server.edits import CannotEdit, EditSupport, WorkspaceEdits
+from lsp_edit.server.files import EditorFiles
+from lsp_edit.server.params import Arguments, bad
+from lsp_edit.server.settings import MODES, Settings, read_settings
+from lsp_edit.server.store import (
+    Acceptance,
+    EditSession,
+    NotAccepted,
+    PendingChange,
+    Store,
+)
+from lsp_edit.symbols import index_symbols, language_for
+from lsp_edit.text import LineEdit, Text, strip_ending
+from lsp_edit.workspace import FileRef
+
+log = logging.getLogger(__name__)
+
+PROPOSED_SCHEME = "lsp-edit-proposed"
+# Diagnostics follow typing after this pause, so a burst of keystrokes publishes once.
+_PUBLISH_DELAY = 0.05
+
+COMMANDS = (
+    "lspEdit.propose",
+    "lspEdit.accept",
+    "lspEdit.reject",
+    "lspEdit.acceptAll",
+    "lspEdit.rejectAll",
+    "lspEdit.restore",
+    "lspEdit.list",
+    "lspEdit.summary",
+    "lspEdit.instructions",
+    "lspEdit.symbols",
+    "lspEdit.next",
+    "lspEdit.previous",
+    "lspEdit.proposed",
+)
+
+
+class _Protocol(LanguageServerProtocol):
+    """Adds what pygls' capability builder does not know: the `lsp-edit-proposed:`
+    documents (LSP 3.18 `workspace/textDocumentContent`)."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        workspace = result.capabilities.workspace or types.WorkspaceOptions()
+        workspace.text_document_content = types.TextDocumentContentOptions(
+            schemes=[PROPOSED_SCHEME]
+        )
+        result.capabilities.workspace = workspace
+        return result
+
+
+class Editor:
+    """What the handlers share: the store, the settings and the editor's documents."""
+
+    def __init__(self, server: LanguageServer) -> None:
+        self.server = server
+        self.store = Store()
+        self.settings = Settings()
+        self.roots: list[Path] = []
+        self.files = EditorFiles([], self.open_text)
+        self.opened: dict[Path, str] = {}  # path -> the URI the client uses for it
+        self.edits = WorkspaceEdits(EditSupport(False, False, False, False), PositionEncoding.UTF16)
+        self.encoding = PositionEncoding.UTF16
+        self.llm_tag = False
+        self.show_document = False
+        self.lens_refresh = False
+        self.startup_problems: list[str] = []
+        self._published: set[Path] = set()
+        self._dirty: set[Path] = set()
+        self._flush: asyncio.TimerHandle | None = None
+
+    # --- the editor's documents -------------------------------------------------
+
+    def path_of(self, uri: str) -> Path | None:
+        if not uri.startswith("file:"):
+            return None
+        fs_path = to_fs_path(uri)
+        return Path(os.path.realpath(fs_path)) if fs_path else None
+
+    def uri_of(self, path: Path) -> str:
+        return self.opened.get(path) or from_fs_path(str(path)) or path.as_uri()
+
+    def open_text(self, path: Path) -> Text | None:
+        uri = self.opened.get(path)
+        if uri is None:
+            return None
+        return Text.from_string(self.server.workspace.get_text_document(uri).source)
+
+    def version_of(self, path: Path) -> int | None:
+        uri = self.opened.get(path)
+        if uri is None:
+            return None
+        return self.server.workspace.get_text_document(uri).version
+
+    def view(self) -> render.View:
+        return render.View(
+            self.encoding, self.uri_of, self.store.buffer_of, self.settings.pending_severity
+        )
+
+    def set_roots(self, roots: Sequence[Path]) -> None:
+        self.roots = [Path(os.path.realpath(r)) for r in roots]
+        self.files = EditorFiles(self.roots, self.open_text)
+
+    # --- publishing ------------------------------------------------------------------
+
+    def publish(self, paths: Sequence[Path] | set[Path]) -> None:
+        """Publishes the diagnostics of these files now (and clears them where no
+        change is left)."""
+        view = self.view()
+        for path in paths:
+            changes = self.store.in_file(path)
+            found = render.diagnostics(changes, view)
+            if not found and path not in self._published:
+                continue
+            if found:
+                self._published.add(path)
+            else:
+                self._published.discard(path)
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=self.uri_of(path), diagnostics=found)
+            )
+        if self.lens_refresh:
+            self.server.workspace_code_lens_refresh(None)
+
+    def publish_soon(self, path: Path) -> None:
+        """Publishes after a short pause, once for a burst of edits."""
+        self._dirty.add(path)
+        if self._flush is None:
+            self._flush = asyncio.get_running_loop().call_later(_PUBLISH_DELAY, self._publish_dirty)
+
+    def _publish_dirty(self) -> None:
+        self._flush = None
+        dirty, self._dirty = self._dirty, set()
+        self.publish(dirty)
+
+    # --- reading the disk again ----------------------------------------------------------
+
+    def sync_from_disk(self, path: Path) -> bool:
+        """A tracked file that is not open is read again: it may have changed on disk."""
+        if path in self.opened or self.store.buffer_of(path) is None:
+            return False
+        text = self.files.read_disk(path)
+        if isinstance(text, Text):
+            return self.store.replaced(path, text)
+        return False
+
+    # --- proposing -------------------------------------------------------------------------
+
+    def propose(
+        self,
+        session: EditSession,
+        items: Sequence[ReplyItem],
+        default_target: Path | None,
+    ) -> list[PendingChange]:
+        target = str(default_target) if default_target is not None else None
+        session.default_target = target or session.default_target
+        planner = Planner(
+            self.files,
+            session.mode,
+            default_target=session.default_target,
+            ids=self.store.ids,
+        )
+        made: list[Change] = []
+        blocks: dict[str, EditBlock | ParseProblem] = {}
+        for item in items:
+            if isinstance(item, ShellSuggestion):
+                planner.add([item])
+                continue
+            for change in planner.add([item]):
+                made.append(change)
+                blocks[change.id] = item
+        bases: dict[str, tuple[Path, Text | None]] = {}
+        for name, outcome in planner.plan.files.items():
+            bases[name] = (Path(os.path.realpath(outcome.ref.absolute)), outcome.before)
+        for change in made:
+            if change.file and change.file not in bases:
+                ref = self.files.locate(change.file, allow_tail_match=False)
+                if isinstance(ref, FileRef):
+                    bases[change.file] = (Path(os.path.realpath(ref.absolute)), None)
+        destinations: dict[str, Path] = {}
+        for change in made:
+            moved = planner.plan.files.get(change.file) if change.file else None
+            if moved is not None and moved.moved_to in bases:
+                destinations[change.id] = bases[moved.moved_to][0]
+        added = self.store.add_proposal(session, made, bases, blocks, None, destinations)
+        for pending in added:
+            if not pending.display and default_target is not None:
+                pending.path = default_target
+        return added
+
+
+def create_server() -> LanguageServer:
+    """A new server with every handler registered (one per test, or one per process)."""
+    server = LanguageServer("lsp-edit", VERSION, protocol_cls=_Protocol)
+    editor = Editor(server)
+    _register_lifecycle(server, editor)
+    _register_documents(server, editor)
+    _register_views(server, editor)
+    _register_commands(server, editor)
+    return server
+
+
+# --- lifecycle --------------------------------------------------------------------------
+
+
+def _register_lifecycle(server: LanguageServer, editor: Editor) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        capabilities = params.capabilities
+        negotiated = server.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        editor.encoding = PositionEncoding(getattr(negotiated, "value", negotiated))
+        editor.edits = WorkspaceEdits(EditSupport.of(capabilities), editor.encoding)
+        text_document = capabilities.text_document
+        code_action = text_document.code_action if text_document else None
+        tag_support = code_action.tag_support if code_action else None
+        editor.llm_tag = bool(
+            tag_support and types.CodeActionTag.LlmGenerated in tag_support.value_set
+        )
+        window = capabilities.window
+        editor.show_document = bool(
+            window and window.show_document and window.show_document.support
+        )
+        workspace = capabilities.workspace
+        editor.lens_refresh = bool(
+            workspace and workspace.code_lens and workspace.code_lens.refresh_support
+        )
+        roots = [
+            Path(p) for folder in params.workspace_folders or [] if (p := to_fs_path(folder.uri))
+        ]
+        if not roots and params.root_uri and (p := to_fs_path(params.root_uri)):
+            roots = [Path(p)]
+        if not roots and params.root_path:
+            roots = [Path(params.root_path)]
+        editor.set_roots(roots)
+        options = params.initialization_options
+        section = options.get("lspEdit") if isinstance(options, dict) else None
+        editor.settings, editor.startup_problems = read_settings(section, editor.settings)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(params: types.InitializedParams) -> None:
+        for problem in editor.startup_problems:
+            _warn(server, problem)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def configuration(params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        section = settings.get("lspEdit") if isinstance(settings, dict) else None
+        if section is None:
+            return
+        before = editor.settings
+        editor.settings, problems = read_settings(section, editor.settings)
+        for problem in problems:
+            _warn(server, problem)
+        if editor.settings.pending_severity != before.pending_severity:
+            editor.publish({c.path for c in editor.store.changes.values()})
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        roots = [
+            Path(p) for folder in server.workspace.folders.values() if (p := to_fs_path(folder.uri))
+        ]
+        editor.set_roots(roots)
+
+
+def _warn(server: LanguageServer, message: str) -> None:
+    server.window_show_message(
+        types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-edit: {message}")
+    )
+
+
+# --- following the documents ----------------------------------------------------------
+
+
+def _register_documents(server: LanguageServer, editor: Editor) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        path = editor.path_of(params.text_document.uri)
+        if path is None:
+            return
+        editor.opened[path] = params.text_document.uri
+        if editor.store.replaced(
+            path, Text.from_string(params.text_document.text)
+        ) or editor.store.in_file(path):
+            editor.publish([path])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        path = editor.path_of(params.text_document.uri)
+        if path is None:
+            return
+        buffer = editor.store.buffer_of(path)
+        if buffer is None:
+            return
+        moved = False
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                start = _point(buffer.raw, change.range.start, editor.encoding)
+                end = _point(buffer.raw, change.range.end, editor.encoding)
+                moved |= editor.store.edited(path, start, end, change.text)
+            else:
+                moved |= editor.store.replaced(path, Text.from_string(change.text))
+        if moved:
+            editor.publish_soon(path)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        path = editor.path_of(params.text_document.uri)
+        if path is None:
+            return
+        editor.opened.pop(path, None)
+        # Closed without saving, the buffer is what the disk holds again.
+        if editor.sync_from_disk(path):
+            editor.publish([path])
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(params: types.DidChangeWatchedFilesParams) -> None:
+        changed = []
+        for event in params.changes:
+            path = editor.path_of(event.uri)
+            if path is not None and editor.sync_from_disk(path):
+                changed.append(path)
+        if changed:
+            editor.publish(changed)
+
+
+def _point(raw: Sequence[str], position: types.Position, encoding: PositionEncoding) -> Point:
+    """An LSP position in the buffer as it is before the edit, as a code point column."""
+    lines = [strip_ending(line) for line in raw[position.line : position.line + 1]]
+    point = lsp_to_point(lines, LspPosition(0, position.character), encoding)
+    return Point(position.line, point.column if lines else 0)
+
+
+# --- diagnostics' companions: actions, lenses, hover, proposed text ----------------------------
+
+
+def _register_views(server: LanguageServer, editor: Editor) -> None:
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        path = editor.path_of(params.text_document.uri)
+        if path is None:
+            return None
+        first = params.range.start.line
+        last = params.range.end.line
+        if last > first and params.range.end.character == 0:
+            last -= 1
+        touching = editor.store.touching(path, first, last)
+        if not touching:
+            return None
+        view = editor.view()
+
+        def edit_for(change: PendingChange) -> types.WorkspaceEdit | None:
+            try:
+                return _workspace_edit(editor, editor.store.acceptance(change.id))
+            except (NotAccepted, CannotEdit, KeyError):
+                return None
+
+        def edit_for_all() -> types.WorkspaceEdit | None:
+            try:
+                pending = [c for c in editor.store.in_file(path) if c.pending]
+                return _workspace_edit(editor, editor.store.acceptance_of_all(pending))
+            except (CannotEdit, ValueError):
+                return None
+
+        return render.code_actions(
+            touching,
+            editor.store.shown_in(path),
+            view,
+            params.text_document.uri,
+            edit_for=edit_for,
+            edit_for_all=edit_for_all,
+            llm_tag=editor.llm_tag,
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    def code_lens(params: types.CodeLensParams) -> list[types.CodeLens] | None:
+        path = editor.path_of(params.text_document.uri)
+        if path is None:
+            return None
+        return render.code_lenses(
+            editor.store.shown_in(path), editor.view(), params.text_document.uri
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(params: types.HoverParams) -> types.Hover | None:
+        path = editor.path_of(params.text_document.uri)
+        if path is None:
+            return None
+        line = params.position.line
+        for change in editor.store.touching(path, line, line):
+            return render.hover(change, editor.view())
+        return None
+
+    @server.feature(types.WORKSPACE_TEXT_DOCUMENT_CONTENT)
+    def proposed_content(
+        params: types.TextDocumentContentParams,
+    ) -> types.TextDocumentContentResult:
+        uri = params.uri
+        if not uri.startswith(f"{PROPOSED_SCHEME}:"):
+            raise bad(f"Only {PROPOSED_SCHEME}: documents are served, not {uri}.")
+        path = editor.path_of("file:" + uri[len(PROPOSED_SCHEME) + 1 :])
+        if path is None:
+            raise bad(f"{uri} names no file.")
+        return types.TextDocumentContentResult(text=_proposed(editor, path))
+
+
+def _proposed(editor: Editor, path: Path) -> str:
+    editor.sync_from_disk(path)
+    text = editor.store.proposed(path)
+    if text is not None:
+        return text.render()
+    for change in editor.store.in_file(path):
+        if change.pending and change.hunks:  # a file not created yet
+            return (
+                Text(()).replace([LineEdit(h.start, h.end, h.new) for h in change.hunks]).render()
+            )
+    current = editor.open_text(path) or editor.files.read_disk(path)
+    return current.render() if isinstance(current, Text) else ""
+
+
+def _workspace_edit(editor: Editor, acceptance: Acceptance) -> types.WorkspaceEdit:
+    return editor.edits.accepting(
+        acceptance, editor.store.buffer_of, editor.uri_of, editor.version_of
+    )
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def _register_commands(server: LanguageServer, editor: Editor) -> None:
+    store = editor.store
+
+    def change_of(arguments: Arguments) -> PendingChange:
+        change_id = arguments.required_text("id")
+        change = store.get(change_id)
+        if change is None:
+            raise bad(f"{arguments.command}: no change with id {change_id!r}.")
+        return change
+
+    def path_argument(arguments: Arguments, name: str = "uri") -> Path | None:
+        uri = arguments.text(name)
+        if uri is None:
+            return None
+        path = editor.path_of(uri)
+        if path is None:
+            raise bad(f"{arguments.command}: `{name}` must be a file: URI, got {uri!r}.")
+        return path
+
+    def as_json(changes: Sequence[PendingChange]) -> list[dict[str, Any]]:
+        view = editor.view()
+        return [render.change_json(c, view) for c in changes]
+
+    @server.command("lspEdit.propose")
+    def propose(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments(
+            "lspEdit.propose", raw, ("response", "uri", "session", "mode", "operations")
+        )
+        response = arguments.text("response")
+        operations = arguments.raw("operations")
+        if response is None and operations is None:
+            raise bad("lspEdit.propose needs `response` (the reply text) or `operations`.")
+        mode = arguments.text("mode") or editor.settings.mode
+        if mode not in MODES:
+            raise bad(f"lspEdit.propose: `mode` must be one of {', '.join(MODES)}; got {mode!r}.")
+        target = path_argument(arguments)
+        if target is not None and editor.files.workspace_of(target) is None:
+            raise bad(f"lspEdit.propose: {arguments.text('uri')} is outside the workspace folders.")
+        items: list[ReplyItem] = list(parse_reply(response)) if response else []
+        if operations is not None:
+            items.extend(parse_operations(operations))
+        session = store.session(arguments.text("session"), mode)
+        added = editor.propose(session, items, target)
+        editor.publish({c.path for c in added if c.display or c.path})
+        return {
+            "session": session.id,
+            "changes": as_json(added),
+            "summary": render.proposal_summary(added),
+        }
+
+    @server.command("lspEdit.accept")
+    async def accept(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.accept", raw, ("id",))
+        change = change_of(arguments)
+        return await _accept(editor, change)
+
+    @server.command("lspEdit.reject")
+    def reject(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.reject", raw, ("id",))
+        change = change_of(arguments)
+        affected = store.reject(change.id)
+        editor.publish({c.path for c in affected})
+        return {"id": change.id, "status": change.status.value}
+
+    @server.command("lspEdit.restore")
+    def restore(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.restore", raw, ("id",))
+        change_id = arguments.text("id")
+        if change_id is not None and store.get(change_id) is None:
+            raise bad(f"lspEdit.restore: no change with id {change_id!r}.")
+        try:
+            change = store.restore(change_id)
+        except KeyError:
+            raise bad("lspEdit.restore: no change has been rejected.") from None
+        except NotAccepted as error:
+            raise bad(f"lspEdit.restore: {error}") from None
+        editor.publish([change.path])
+        return {"id": change.id, "status": change.status.value, **_message(change)}
+
+    @server.command("lspEdit.acceptAll")
+    async def accept_all(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.acceptAll", raw, ("session", "uri"))
+        chosen = store.select(session=arguments.text("session"), path=path_argument(arguments))
+        return await _accept_many(editor, [c for c in chosen if c.pending])
+
+    @server.command("lspEdit.rejectAll")
+    def reject_all(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.rejectAll", raw, ("session", "uri"))
+        chosen = store.select(session=arguments.text("session"), path=path_argument(arguments))
+        touched: set[Path] = set()
+        decided = []
+        for change in chosen:
+            if change.status in (Status.PENDING, Status.STALE, Status.FAILED, Status.SKIPPED):
+                for affected in store.reject(change.id):
+                    touched.add(affected.path)
+                decided.append(change)
+        editor.publish(touched)
+        return {"changes": [{"id": c.id, "status": c.status.value} for c in decided]}
+
+    @server.command("lspEdit.list")
+    def list_changes(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.list", raw, ("session", "uri"))
+        chosen = store.select(session=arguments.text("session"), path=path_argument(arguments))
+        return {"changes": as_json(chosen)}
+
+    @server.command("lspEdit.summary")
+    def summary(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.summary", raw, ("session",))
+        session = arguments.required_text("session")
+        if session not in store.sessions:
+            raise bad(f"lspEdit.summary: no session {session!r}.")
+        changes = store.select(session=session)
+        return {"text": render.review_summary(changes, editor.store.buffer_of)}
+
+    @server.command("lspEdit.instructions")
+    def instructions_text(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.instructions", raw, ("mode",))
+        mode = arguments.text("mode") or "ast_path"
+        try:
+            return {"text": instructions(mode)}
+        except ValueError as error:
+            raise bad(f"lspEdit.instructions: {error}") from None
+
+    @server.command("lspEdit.symbols")
+    def symbols(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.symbols", raw, ("uri",))
+        path = path_argument(arguments)
+        if path is None:
+            raise bad("lspEdit.symbols needs `uri`.")
+        language = language_for(path.name)
+        if language is None:
+            raise bad(f"lspEdit.symbols: no supported language for {path.name}.")
+        text = editor.open_text(path) or editor.files.read_disk(path)
+        if not isinstance(text, Text):
+            reason = text.message if text is not None else "it does not exist"
+            raise bad(f"lspEdit.symbols: cannot read {path.name}: {reason}")
+        found = index_symbols(text, language)
+        return {
+            "symbols": [
+                {
+                    "path": s.dotted,
+                    "kind": s.kind,
+                    "range": {
+                        "start": {"line": s.start_line, "character": 0},
+                        "end": {"line": s.end_line, "character": 0},
+                    },
+                }
+                for s in found
+            ]
+        }
+
+    @server.command("lspEdit.next")
+    async def next_change(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        return await _step(editor, Arguments("lspEdit.next", raw, ("uri", "position")), 1)
+
+    @server.command("lspEdit.previous")
+    async def previous_change(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        return await _step(editor, Arguments("lspEdit.previous", raw, ("uri", "position")), -1)
+
+    @server.command("lspEdit.proposed")
+    def proposed(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.proposed", raw, ("uri",))
+        path = path_argument(arguments)
+        if path is None:
+            raise bad("lspEdit.proposed needs `uri`.")
+        return {"text": _proposed(editor, path)}
+
+
+def _message(change: PendingChange) -> dict[str, Any]:
+    return {"message": change.message} if change.message and not change.pending else {}
+
+
+async def _accept(editor: Editor, change: PendingChange) -> dict[str, Any]:
+    """Sends the change (and what it depends on) to the editor; if the editor refuses
+    because the buffer moved, places it again against the buffer and tries once more."""
+    store = editor.store
+    for attempt in range(2):
+        if change.status is Status.APPLIED:
+            return {"id": change.id, "status": "applied"}
+        editor.sync_from_disk(change.path)
+        try:
+            acceptance = store.acceptance(change.id)
+            edit = _workspace_edit(editor, acceptance)
+        except NotAccepted as error:
+            return {"id": change.id, "status": change.status.value, "message": str(error)}
+        except CannotEdit as error:
+            return {"id": change.id, "status": change.status.value, "message": str(error)}
+        label = f"lsp-edit: {change.description}"
+        result = await editor.server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label=label)
+        )
+        if result.applied:
+            store.mark_applied(acceptance.changes)
+            editor.publish({c.path for c in acceptance.changes})
+            out: dict[str, Any] = {"id": change.id, "status": change.status.value}
+            if len(acceptance.changes) > 1:
+                out["accepted"] = [c.id for c in acceptance.changes]
+                out["dependsOn"] = [c.id for c in acceptance.changes if c is not change]
+            return out
+        reason = result.failure_reason or "the editor did not apply the edit"
+        log.info("applyEdit refused on attempt %d: %s", attempt + 1, reason)
+        # The didChange that moved the buffer may still be on its way.
+        await asyncio.sleep(0)
+    change.message = f"The editor did not apply it: {reason}."
+    editor.publish([change.path])
+    return {"id": change.id, "status": change.status.value, "message": change.message}
+
+
+async def _accept_many(editor: Editor, changes: Sequence[PendingChange]) -> dict[str, Any]:
+    store = editor.store
+    if not changes:
+        return {"changes": []}
+    for path in {c.path for c in changes}:
+        editor.sync_from_disk(path)
+    acceptance = store.acceptance_of_all([c for c in changes if c.pending])
+    try:
+        edit = _workspace_edit(editor, acceptance)
+    except CannotEdit as error:
+        return {
+            "changes": [{"id": c.id, "status": c.status.value} for c in changes],
+            "message": str(error),
+        }
+    label = f"lsp-edit: accept {len(acceptance.changes)} changes"
+    result = await editor.server.workspace_apply_edit_async(
+        types.ApplyWorkspaceEditParams(edit=edit, label=label)
+    )
+    out: dict[str, Any] = {}
+    if result.applied:
+        store.mark_applied(acceptance.changes)
+    else:
+        out["message"] = (
+            f"The editor did not apply the edit: {result.failure_reason or 'no reason given'}."
+        )
+    editor.publish({c.path for c in changes})
+    out["changes"] = [{"id": c.id, "status": c.status.value} for c in changes]
+    return out
+
+
+async def _step(editor: Editor, arguments: Arguments, direction: int) -> dict[str, Any]:
+    path = None
+    uri = arguments.text("uri")
+    if uri is not None:
+        path = editor.path_of(uri)
+    position = arguments.position("position")
+    queue = editor.store.in_review_order()
+    if not queue:
+        return {"change": None}
+    here = (str(path) if path else "", position[0] if position else -1)
+
+    def key(change: PendingChange) -> tuple[str, int]:
+        return (str(change.path), (change.line_span() or (0, 0))[0])
+
+    if direction > 0:
+        after = [c for c in queue if key(c) > here]
+        chosen = after[0] if after else queue[0]
+    else:
+        before = [c for c in queue if key(c) < here]
+        chosen = before[-1] if before else queue[-1]
+    view = editor.view()
+    found = render.change_json(chosen, view)
+    if editor.show_document:
+        buffer = editor.store.buffer_of(chosen.path)
+        selection = render.whole_range(buffer, chosen, view)
+        await editor.server.window_show_document_async(
+            types.ShowDocumentParams(
+                uri=editor.uri_of(chosen.path), take_focus=True, selection=selection
+            )
+        )
+    return {"change": found}

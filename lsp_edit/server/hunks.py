@@ -1,0 +1,333 @@
+"""Pending changes as hunks of the buffer as it is, and how the buffer's lines follow
+the user's typing. No LSP types here: columns are code point indices and lines are
+0-based, as in `positions.Point`.
+
+A reply's blocks are placed in order, each on the result of the ones before
+(`changes.Planner`), but the user reviews them against the buffer they have.
+`Composer` turns each change's edits into hunks of that buffer: a change whose
+edit touches lines an earlier change wrote is shown as one hunk covering both,
+and depends on it (accepting it accepts that one too).
+
+`TrackedBuffer` keeps a copy of a buffer's lines and turns each edit the editor
+reports into a `Splice`: which whole lines were replaced by how many. The store
+moves hunks with splices above them and judges those whose own lines changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from lsp_edit.positions import Point
+from lsp_edit.resolve.diffing import minimal_edits
+from lsp_edit.text import LineEdit, Text, split_lines, strip_ending
+
+
+@dataclass(frozen=True)
+class Splice:
+    """Lines `start`..`end` (0-based, end exclusive) of the buffer became `count` lines."""
+
+    start: int
+    end: int
+    count: int
+
+    @property
+    def delta(self) -> int:
+        return self.count - (self.end - self.start)
+
+
+@dataclass(frozen=True)
+class BaseHunk:
+    """Lines `start`..`end` of the base text become `new`."""
+
+    start: int
+    end: int
+    new: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A change's effect on the base text, and the earlier changes it builds on."""
+
+    hunks: tuple[BaseHunk, ...]
+    depends_on: tuple[str, ...]
+
+
+@dataclass
+class _Segment:
+    """A run of lines of the text after the changes so far: base lines
+    `base_start`..`base_end` as they are (`owner` None), or the lines a change
+    wrote in place of them."""
+
+    owner: str | None
+    base_start: int
+    base_end: int
+    lines: tuple[str, ...] | None = None
+
+    @property
+    def length(self) -> int:
+        return self.base_end - self.base_start if self.lines is None else len(self.lines)
+
+    @property
+    def written(self) -> bool:
+        return self.owner is not None
+
+    @property
+    def stands_at_one_point(self) -> bool:
+        """A pure deletion (no lines) or a pure insertion (no base lines): another
+        insertion at the same place could go before or after it."""
+        return self.written and (self.length == 0 or self.base_start == self.base_end)
+
+
+class Composer:
+    """Maps the edits of changes placed in sequence onto the base text."""
+
+    def __init__(self, base: Sequence[str]) -> None:
+        self._base = base
+        self._segments = [_Segment(None, 0, len(base))] if base else []
+        self._depends: dict[str, tuple[str, ...]] = {}
+
+    def add(self, change: str, edits: Sequence[LineEdit]) -> Placement:
+        """Takes a change's edits (against the text with every earlier change applied)."""
+        direct: set[str] = set()
+        for edit in sorted(self._smallest(edits), key=lambda e: (e.start, e.end), reverse=True):
+            direct |= self._apply(change, edit)
+        direct.discard(change)
+        every = set(direct)
+        for earlier in direct:
+            every.update(self._depends.get(earlier, ()))
+        ordered = tuple(sorted(every, key=_id_order))
+        self._depends[change] = ordered
+        return Placement(self._hunks_of(change), ordered)
+
+    def _smallest(self, edits: Sequence[LineEdit]) -> list[LineEdit]:
+        """Each edit cut down to the lines it really changes, so that a change shows
+        (and is tracked) on those lines only, not on the context it repeats."""
+        smallest: list[LineEdit] = []
+        for edit in edits:
+            if edit.start == edit.end or not edit.new_lines:
+                smallest.append(edit)
+                continue
+            first = self._boundary(edit.start, inside_written="before")
+            last = self._boundary(edit.end, inside_written="after")
+            start_line = self._line_of(first)
+            old = self._content(first, last)[edit.start - start_line : edit.end - start_line]
+            smallest.extend(minimal_edits(old, edit.new_lines, edit.start))
+        return smallest
+
+    def _apply(self, change: str, edit: LineEdit) -> set[str]:
+        first, last = self._covering(edit)
+        start_line = self._line_of(first)
+        content = self._content(first, last)
+        new = content[: edit.start - start_line] + edit.new_lines + content[edit.end - start_line :]
+        covered = self._segments[first:last]
+        base_start = covered[0].base_start if covered else self._base_point(first)
+        base_end = covered[-1].base_end if covered else base_start
+        self._segments[first:last] = [_Segment(change, base_start, base_end, new)]
+        return {segment.owner for segment in covered if segment.owner is not None}
+
+    def _covering(self, edit: LineEdit) -> tuple[int, int]:
+        """The segments the edit's lines fall in, whole: a written run it touches is
+        taken whole; base runs are split at the edit's bounds."""
+        first = self._boundary(edit.start, inside_written="before")
+        if edit.start == edit.end:
+            last = first
+            while first > 0 and self._segments[first - 1].stands_at_one_point:
+                first -= 1
+            while last < len(self._segments) and self._segments[last].stands_at_one_point:
+                last += 1
+            return first, last
+        last = self._boundary(edit.end, inside_written="after")
+        while first < last and self._segments[first].length == 0:
+            first += 1  # a deletion just before the edit's lines is not touched
+        return first, last
+
+    def _boundary(self, line: int, *, inside_written: str) -> int:
+        """The index of the segment starting at `line`, splitting a base run there;
+        inside a written run, the index before or after that run."""
+        position = 0
+        for index, segment in enumerate(self._segments):
+            if line == position:
+                return index
+            if line < position + segment.length:
+                if segment.written:
+                    return index if inside_written == "before" else index + 1
+                offset = line - position
+                head = _Segment(None, segment.base_start, segment.base_start + offset)
+                tail = _Segment(None, segment.base_start + offset, segment.base_end)
+                self._segments[index : index + 1] = [head, tail]
+                return index + 1
+            position += segment.length
+        return len(self._segments)
+
+    def _line_of(self, index: int) -> int:
+        return sum(segment.length for segment in self._segments[:index])
+
+    def _base_point(self, index: int) -> int:
+        if index < len(self._segments):
+            return self._segments[index].base_start
+        return self._segments[-1].base_end if self._segments else 0
+
+    def _content(self, first: int, last: int) -> tuple[str, ...]:
+        lines: list[str] = []
+        for segment in self._segments[first:last]:
+            if segment.lines is None:
+                lines.extend(self._base[segment.base_start : segment.base_end])
+            else:
+                lines.extend(segment.lines)
+        return tuple(lines)
+
+    def _hunks_of(self, change: str) -> tuple[BaseHunk, ...]:
+        hunks: list[BaseHunk] = []
+        for segment in self._segments:
+            if segment.owner != change:
+                continue
+            lines = segment.lines or ()
+            if hunks and hunks[-1].end == segment.base_start:
+                previous = hunks.pop()
+                hunks.append(BaseHunk(previous.start, segment.base_end, previous.new + lines))
+            else:
+                hunks.append(BaseHunk(segment.base_start, segment.base_end, lines))
+        return tuple(hunks)
+
+
+def _id_order(change: str) -> tuple[int, str]:
+    return (int(change), change) if change.isdigit() else (0, change)
+
+
+class TrackedBuffer:
+    """A copy of one buffer's raw lines (each with its ending), kept in step with
+    the editor's edits so that every edit becomes a line-level `Splice`."""
+
+    def __init__(self, raw: Iterable[str], bom: bool = False) -> None:
+        self.raw: list[str] = list(raw)
+        self.bom = bom
+
+    @staticmethod
+    def of(text: Text) -> TrackedBuffer:
+        return TrackedBuffer(text.raw_lines, text.bom)
+
+    def text(self) -> Text:
+        return Text(tuple(self.raw), self.bom)
+
+    def lines(self, start: int, end: int) -> tuple[str, ...]:
+        return tuple(strip_ending(line) for line in self.raw[start:end])
+
+    @property
+    def line_count(self) -> int:
+        return len(self.raw)
+
+    def edit(self, start: Point, end: Point, new_text: str) -> Splice:
+        """Applies one edit between two points (columns in code points, clamped to
+        each line's content) and returns the whole lines it changed."""
+        count = len(self.raw)
+        first = min(start.line, count)
+        last = min(max(end.line, first), count)
+        head = _content(self.raw, first)[: max(start.column, 0)] if first < count else ""
+        tail = ""
+        if last < count:
+            line = self.raw[last]
+            content = strip_ending(line)
+            tail = content[min(max(end.column, 0), len(content)) :] + line[len(content) :]
+        old_end = min(last + 1, count)
+        replaced = split_lines(head + new_text + tail)
+        return self._replace(first, old_end, replaced)
+
+    def replace_all(self, text: Text) -> list[Splice]:
+        """The whole text is new (full sync, a file read again from disk): the
+        splices, last first, so that each applies to the lines the one before left."""
+        old, new = self.raw, list(text.raw_lines)
+        matcher = SequenceMatcher(None, old, new, autojunk=False)
+        splices = [
+            Splice(i1, i2, j2 - j1)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+            if tag != "equal"
+        ]
+        self.raw = new
+        self.bom = text.bom
+        return splices[::-1]
+
+    def _replace(self, start: int, end: int, replaced: list[str]) -> Splice:
+        old = self.raw[start:end]
+        # Lines equal at both ends were not touched: typing "x\n" at the start of a
+        # line inserts a line before it; it does not rewrite it.
+        low, high_old, high_new = 0, len(old), len(replaced)
+        while high_old > low and high_new > low and old[high_old - 1] == replaced[high_new - 1]:
+            high_old -= 1
+            high_new -= 1
+        while low < high_old and low < high_new and old[low] == replaced[low]:
+            low += 1
+        self.raw[start:end] = replaced
+        return Splice(start + low, start + high_old, high_new - low)
+
+
+def _content(raw: Sequence[str], index: int) -> str:
+    return strip_ending(raw[index])
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Text between two points of a buffer to replace: what an editor applies."""
+
+    start: Point
+    end: Point
+    text: str
+
+
+def replacement(
+    raw: Sequence[str],
+    eol: str,
+    edits: Sequence[LineEdit],
+    *,
+    final_newline: bool | None = None,
+) -> list[Replacement]:
+    """The smallest text replacements that make `raw` what `Text.replace` makes of
+    it: kept lines stay byte-identical, new lines take the file's ending `eol`,
+    the final newline is kept (or set by `final_newline`)."""
+    out: list[Replacement] = []
+    count = len(raw)
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        low = max(0, edit.start - 1)
+        high = min(count, edit.end + 1)
+        window = Text(tuple(raw[low:high]))
+        # The window's own dominant ending may not be the file's.
+        window.__dict__["eol"] = eol
+        at_end = high == count
+        changed = window.replace(
+            (LineEdit(edit.start - low, edit.end - low, edit.new_lines),),
+            final_newline=final_newline if at_end else None,
+        )
+        out.extend(_trimmed(raw, low, list(window.raw_lines), list(changed.raw_lines)))
+    return out
+
+
+def _trimmed(raw: Sequence[str], low: int, old: list[str], new: list[str]) -> list[Replacement]:
+    head = 0
+    while head < len(old) and head < len(new) and old[head] == new[head]:
+        head += 1
+    old_end, new_end = len(old), len(new)
+    while old_end > head and new_end > head and old[old_end - 1] == new[new_end - 1]:
+        old_end -= 1
+        new_end -= 1
+    if head == old_end and head == new_end:
+        return []
+    return [
+        Replacement(
+            _point_before(raw, low + head),
+            _point_before(raw, low + old_end),
+            "".join(new[head:new_end]),
+        )
+    ]
+
+
+def _point_before(raw: Sequence[str], line: int) -> Point:
+    """The point where line `line` starts; past the last line, the end of the text
+    (which is the start of a line only when the text ends with a newline)."""
+    if line < len(raw) or not raw:
+        return Point(line, 0)
+    last = raw[-1]
+    content = strip_ending(last)
+    if len(content) < len(last):
+        return Point(len(raw), 0)
+    return Point(len(raw) - 1, len(content))

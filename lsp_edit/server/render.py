@@ -1,0 +1,438 @@
+"""Pending changes as the editor shows them: diagnostics, code actions, code lenses,
+hovers, and the change objects command results carry (docs/protocol.md).
+
+Pure functions of a change and the buffer it is in; the handlers decide when to
+call them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from lsp_edit.changes import Status
+from lsp_edit.positions import Point, PositionEncoding
+from lsp_edit.server.edits import lsp_range
+from lsp_edit.server.hunks import TrackedBuffer
+from lsp_edit.server.store import ChangeKind, Hunk, PendingChange
+from lsp_edit.text import Text, strip_ending
+
+SOURCE = "lsp-edit"
+PENDING_CODE = "pending-change"
+SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+# Engine codes for a block the parser could not read are all `malformed-block` here;
+# the engine's own reason travels in the diagnostic's data.
+_PARSE_CODES = frozenset(
+    {
+        "unclosed_block",
+        "missing_separator",
+        "empty_path",
+        "invalid_json",
+        "invalid_operation",
+        "invalid_line_range",
+        "invalid_ast_path",
+        "malformed_patch",
+        "malformed_diff",
+    }
+)
+
+
+def public_code(code: str | None) -> str | None:
+    """The stable code clients see: kebab-case, parse problems as `malformed-block`."""
+    if code is None:
+        return None
+    if code in _PARSE_CODES:
+        return "malformed-block"
+    return code.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class View:
+    """What rendering needs to know of the editor and the buffers."""
+
+    encoding: PositionEncoding
+    uri_of: Callable[[Path], str]
+    buffer_of: Callable[[Path], TrackedBuffer | None]
+    pending_severity: str = "information"
+
+
+def what_it_does(change: PendingChange) -> str:
+    """`Replace 3 lines with 5`, in the user's words."""
+    if change.kind is ChangeKind.CREATE:
+        return f"Create this file ({_lines(change.counts()[1])})"
+    if change.kind is ChangeKind.DELETE:
+        return "Delete this file"
+    replaced, written = change.counts()
+    if change.kind is ChangeKind.MOVE and not replaced and not written:
+        return f"Move this file to {change.move_to.name if change.move_to else 'another path'}"
+    if not replaced:
+        words = f"Insert {_lines(written)}"
+    elif not written:
+        words = f"Delete {_lines(replaced)}"
+    else:
+        words = f"Replace {_lines(replaced)} with {written}"
+    if change.kind is ChangeKind.MOVE:
+        words += f", and move the file to {change.move_to.name if change.move_to else '?'}"
+    return words
+
+
+def _lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
+
+
+def hunk_range(buffer: TrackedBuffer | None, hunk: Hunk | None, view: View) -> types.Range:
+    """The lines a hunk replaces, or the line it inserts before (the last line when
+    it appends), without spilling onto the next line."""
+    count = buffer.line_count if buffer is not None else 0
+    if hunk is None or count == 0:
+        return lsp_range(buffer, Point(0, 0), Point(0, 0), view.encoding)
+    first = min(hunk.start, count - 1)
+    last = first if hunk.inserts_only else min(hunk.end - 1, count - 1)
+    assert buffer is not None
+    width = len(strip_ending(buffer.raw[last]))
+    return lsp_range(buffer, Point(first, 0), Point(last, width), view.encoding)
+
+
+def whole_range(buffer: TrackedBuffer | None, change: PendingChange, view: View) -> types.Range:
+    """From the first hunk's first line to the start of the line after the last hunk."""
+    span = change.line_span()
+    if span is None:
+        return lsp_range(buffer, Point(0, 0), Point(0, 0), view.encoding)
+    return lsp_range(buffer, Point(span[0], 0), Point(span[1], 0), view.encoding)
+
+
+def diagnostics(changes: Sequence[PendingChange], view: View) -> list[types.Diagnostic]:
+    out: list[types.Diagnostic] = []
+    for change in changes:
+        buffer = view.buffer_of(change.path)
+        if change.status is Status.PENDING:
+            hunks: Sequence[Hunk | None] = change.hunks or [None]
+            for index, hunk in enumerate(hunks):
+                part = f" (part {index + 1} of {len(hunks)})" if len(hunks) > 1 else ""
+                out.append(
+                    types.Diagnostic(
+                        range=hunk_range(buffer, hunk, view),
+                        message=f"{what_it_does(change)}: {change.description}{part}",
+                        severity=SEVERITY[view.pending_severity],
+                        source=SOURCE,
+                        code=PENDING_CODE,
+                        tags=[types.DiagnosticTag.Unnecessary]
+                        if hunk is not None and hunk.old
+                        else None,
+                        data={"id": change.id},
+                    )
+                )
+        elif change.status in (Status.FAILED, Status.STALE, Status.SKIPPED):
+            if change.code == "already_applied":
+                continue
+            first = change.hunks[0] if change.hunks else None
+            out.append(
+                types.Diagnostic(
+                    range=hunk_range(buffer, first, view),
+                    message=f"{change.description} was not applied: {change.message}",
+                    severity=types.DiagnosticSeverity.Error
+                    if change.status is Status.FAILED
+                    else types.DiagnosticSeverity.Warning,
+                    source=SOURCE,
+                    code=public_code(change.code),
+                    data={"id": change.id, "reason": change.code},
+                )
+            )
+    return out
+
+
+def change_json(change: PendingChange, view: View) -> dict[str, Any]:
+    """A change as command results carry it (docs/protocol.md)."""
+    buffer = view.buffer_of(change.path)
+    out: dict[str, Any] = {
+        "id": change.id,
+        "uri": view.uri_of(change.path) if change.display else None,
+        "status": change.status.value,
+        "description": change.description,
+        "kind": change.kind.value,
+        "session": change.session,
+    }
+    if change.hunks and change.status in (Status.PENDING, Status.STALE):
+        out["range"] = _json_range(whole_range(buffer, change, view))
+        out["hunks"] = [
+            {
+                "range": _json_range(
+                    lsp_range(buffer, Point(h.start, 0), Point(h.end, 0), view.encoding)
+                ),
+                "newText": _new_text(h, buffer),
+            }
+            for h in change.hunks
+        ]
+        if len(change.hunks) == 1:
+            out["newText"] = out["hunks"][0]["newText"]
+    if change.message:
+        out["message"] = change.message
+    code = public_code(change.code)
+    if code and change.status is not Status.PENDING:
+        out["code"] = code
+    if change.depends_on:
+        out["dependsOn"] = list(change.depends_on)
+    if change.reply is not None:
+        out["block"] = {
+            "uri": change.reply.uri,
+            "range": {
+                "start": {"line": change.reply.span.start_line - 1, "character": 0},
+                "end": {"line": change.reply.span.end_line, "character": 0},
+            },
+        }
+    if change.move_to is not None:
+        out["moveTo"] = view.uri_of(change.move_to)
+    if change.notes:
+        out["notes"] = list(change.notes)
+    return out
+
+
+def _new_text(hunk: Hunk, buffer: TrackedBuffer | None) -> str:
+    eol = buffer.text().eol if buffer is not None and buffer.raw else "\n"
+    return "".join(line + eol for line in hunk.new)
+
+
+def _json_range(value: types.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": value.start.line, "character": value.start.character},
+        "end": {"line": value.end.line, "character": value.end.character},
+    }
+
+
+def code_lenses(changes: Sequence[PendingChange], view: View, uri: str) -> list[types.CodeLens]:
+    pending = [c for c in changes if c.status is Status.PENDING]
+    if not pending:
+        return []
+    top = types.Range(
+        start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
+    )
+    lenses = [
+        types.CodeLens(
+            range=top,
+            command=types.Command(
+                title=f"Accept all ({len(pending)})",
+                command="lspEdit.acceptAll",
+                arguments=[{"uri": uri}],
+            ),
+        ),
+        types.CodeLens(
+            range=top,
+            command=types.Command(
+                title="Reject all", command="lspEdit.rejectAll", arguments=[{"uri": uri}]
+            ),
+        ),
+    ]
+    for change in pending:
+        buffer = view.buffer_of(change.path)
+        where = hunk_range(buffer, change.hunks[0] if change.hunks else None, view)
+        where = types.Range(start=where.start, end=where.start)
+        for title, command in (("Accept", "lspEdit.accept"), ("Reject", "lspEdit.reject")):
+            lenses.append(
+                types.CodeLens(
+                    range=where,
+                    command=types.Command(
+                        title=title, command=command, arguments=[{"id": change.id}]
+                    ),
+                )
+            )
+    return lenses
+
+
+def code_actions(
+    touching: Sequence[PendingChange],
+    in_file: Sequence[PendingChange],
+    view: View,
+    uri: str,
+    *,
+    edit_for: Callable[[PendingChange], types.WorkspaceEdit | None],
+    edit_for_all: Callable[[], types.WorkspaceEdit | None],
+    llm_tag: bool,
+) -> list[types.CodeAction]:
+    tags = [types.CodeActionTag.LlmGenerated] if llm_tag else None
+    actions: list[types.CodeAction] = []
+    for change in touching:
+        diagnostics_here = diagnostics([change], view)
+        if change.status is Status.PENDING:
+            actions.append(
+                types.CodeAction(
+                    title=f"Accept change: {change.description}",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=diagnostics_here,
+                    is_preferred=True,
+                    edit=edit_for(change),
+                    command=_command("Accept change", "lspEdit.accept", change.id),
+                    tags=tags,
+                )
+            )
+            actions.append(
+                types.CodeAction(
+                    title=f"Reject change: {change.description}",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=diagnostics_here,
+                    command=_command("Reject change", "lspEdit.reject", change.id),
+                    tags=tags,
+                )
+            )
+        else:
+            actions.append(
+                types.CodeAction(
+                    title=f"Dismiss: {change.description} ({change.status.value})",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=diagnostics_here,
+                    command=_command("Dismiss", "lspEdit.reject", change.id),
+                )
+            )
+    pending = [c for c in in_file if c.status is Status.PENDING]
+    if touching and pending:
+        actions.append(
+            types.CodeAction(
+                title=f"Accept all in file ({len(pending)})",
+                kind=types.CodeActionKind.QuickFix,
+                edit=edit_for_all(),
+                command=types.Command(
+                    title="Accept all in file",
+                    command="lspEdit.acceptAll",
+                    arguments=[{"uri": uri}],
+                ),
+                tags=tags,
+            )
+        )
+        actions.append(
+            types.CodeAction(
+                title=f"Reject all in file ({len(pending)})",
+                kind=types.CodeActionKind.QuickFix,
+                command=types.Command(
+                    title="Reject all in file",
+                    command="lspEdit.rejectAll",
+                    arguments=[{"uri": uri}],
+                ),
+                tags=tags,
+            )
+        )
+    return actions
+
+
+def _command(title: str, command: str, change_id: str) -> types.Command:
+    return types.Command(title=title, command=command, arguments=[{"id": change_id}])
+
+
+def hover(change: PendingChange, view: View) -> types.Hover:
+    """The change as a small diff, with its description and the block it came from."""
+    buffer = view.buffer_of(change.path)
+    lines = [f"**lsp-edit** · {what_it_does(change)}: {change.description}", "", "```diff"]
+    for index, hunk in enumerate(change.hunks):
+        if index:
+            lines.append("@@")
+        lines.extend(f"-{line}" for line in hunk.old)
+        lines.extend(f"+{line}" for line in hunk.new)
+    lines.append("```")
+    if change.depends_on:
+        lines.append(
+            f"Builds on change {', '.join(change.depends_on)}: accepting it accepts them too."
+        )
+    if change.reply is not None:
+        lines.append(
+            f"From reply lines {change.reply.span.start_line}-{change.reply.span.end_line} "
+            f"of {change.reply.uri}."
+        )
+    elif change.block is not None:
+        span = change.block.span
+        lines.append(f"From reply lines {span.start_line}-{span.end_line}.")
+    for note in change.notes:
+        lines.append(f"Note: {note}")
+    first = change.hunks[0] if change.hunks else None
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n".join(lines)),
+        range=hunk_range(buffer, first, view),
+    )
+
+
+def proposed_text(text: Text | None) -> str:
+    return text.render() if text is not None else ""
+
+
+def proposal_summary(changes: Sequence[PendingChange]) -> str:
+    """What a proposal did, for the user and the chat: what is now pending review,
+    and each block that was not placed, with why."""
+    pending: dict[str, int] = {}
+    for change in changes:
+        if change.status is Status.PENDING:
+            pending[change.display] = pending.get(change.display, 0) + 1
+    lines: list[str] = []
+    if pending:
+        total = sum(pending.values())
+        where = ", ".join(f"{count} in '{name}'" for name, count in pending.items())
+        lines.append(f"{_changes(total)} pending review: {where}.")
+    elif changes:
+        lines.append("No change is pending review.")
+    else:
+        lines.append("No edit blocks were found in the reply.")
+    problems = [c for c in changes if c.status in (Status.FAILED, Status.SKIPPED, Status.STALE)]
+    if problems:
+        lines.append("")
+    for change in problems:
+        if change.code == "already_applied":
+            lines.append(f"  • {change.description} is already in the file.")
+        else:
+            lines.append(f"  • {change.description} was not applied: {change.message}")
+    return "\n".join(lines)
+
+
+def review_summary(
+    changes: Sequence[PendingChange], buffer_of: Callable[[Path], TrackedBuffer | None]
+) -> str:
+    """The reply to hand back to the LLM once the user reviewed a session's changes,
+    in the mode separation plan's words."""
+    lines: list[str] = []
+    accepted = [c for c in changes if c.status is Status.APPLIED]
+    for path in dict.fromkeys(c.path for c in accepted):
+        in_path = [c for c in accepted if c.path == path]
+        name = in_path[0].display
+        kinds = {c.kind for c in in_path}
+        if ChangeKind.DELETE in kinds:
+            lines.append(f"File '{name}' has been deleted.")
+        elif ChangeKind.CREATE in kinds:
+            lines.append(f"File '{name}' has been created.")
+        else:
+            buffer = buffer_of(path)
+            size = f" It now has {_lines(buffer.line_count)}." if buffer is not None else ""
+            lines.append(f"File '{name}' has been updated.{size}")
+            moved = next((c.move_to for c in in_path if c.move_to is not None), None)
+            if moved is not None:
+                lines.append(f"File '{name}' has been moved to '{moved.name}'.")
+    decided = [c for c in changes if c.code != "already_applied"]
+    if not decided:
+        lines.append("No edit blocks were found in the reply.")
+        return "\n".join(lines)
+    if lines:
+        lines.append("")
+    if len(accepted) == len(decided):
+        lines.append("All changes were applied.")
+    elif accepted:
+        lines.append("Some changes were applied.")
+    else:
+        lines.append("No changes were applied.")
+    others = [c for c in decided if c.status is not Status.APPLIED]
+    if others:
+        lines.append("")
+    for change in others:
+        if change.status is Status.REJECTED:
+            lines.append(f"  • {change.description} was rejected by the user.")
+        elif change.status is Status.PENDING:
+            lines.append(f"  • {change.description} is still pending review.")
+        else:
+            lines.append(f"  • {change.description} was not applied: {change.message}")
+    return "\n".join(lines)
+
+
+def _changes(count: int) -> str:
+    return "1 change is" if count == 1 else f"{count} changes are"

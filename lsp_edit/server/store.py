@@ -1,0 +1,653 @@
+"""The pending changes of every session, and their tracking against the buffers.
+
+The store owns every change the server has proposed: where its hunks sit in the
+buffer as the user has it now, what each depends on, and its state. Handlers ask
+it questions (what touches this range, what does accepting this change send) and
+tell it what happened (the user typed, the editor applied an edit, the user
+rejected a change). No LSP types here: files are keyed by their absolute path and
+positions are `Point`s.
+
+How a change follows the buffer: a `Splice` above a hunk moves it; one inside it
+is judged by the hunk's lines afterwards. The change's own new lines there mean
+the editor applied it (a code action's edit); its old lines (with any change it
+depends on applied) mean nothing of it moved; anything else means the user edited
+its lines, and the change is placed again from its block when that is unambiguous,
+and marked stale otherwise. A change is never applied at a position it no longer
+holds.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from lsp_edit.blocks.model import (
+    AnchoredEdit,
+    AstTarget,
+    ChunkDiff,
+    CreateFile,
+    DeleteFile,
+    EditBlock,
+    FencedEdit,
+    ParseProblem,
+    ReplySpan,
+)
+from lsp_edit.changes import Change, FileSource, Planner, Session, Status
+from lsp_edit.positions import Point
+from lsp_edit.resolve.model import Refused
+from lsp_edit.server.hunks import Composer, Splice, TrackedBuffer
+from lsp_edit.text import LineEdit, Text
+from lsp_edit.workspace import FileRef
+
+
+class ChangeKind(StrEnum):
+    EDIT = "edit"
+    CREATE = "create"
+    DELETE = "delete"
+    MOVE = "move"
+
+
+@dataclass
+class Hunk:
+    """Lines `start`..`end` of the buffer as it is now, which hold `old` and become
+    `new` when the change is accepted."""
+
+    start: int
+    end: int
+    old: tuple[str, ...]
+    new: tuple[str, ...]
+    # Its new lines are in the buffer already (the editor applied it).
+    landed: bool = False
+
+    @property
+    def inserts_only(self) -> bool:
+        return self.start == self.end
+
+    def contains(self, other: Hunk) -> bool:
+        return self.start <= other.start and other.end <= self.end and self is not other
+
+    def overlaps(self, other: Hunk) -> bool:
+        if self.inserts_only or other.inserts_only:
+            return self.start == other.start or (
+                self.start < other.start < self.end or other.start < self.start < other.end
+            )
+        return self.start < other.end and other.start < self.end
+
+
+@dataclass(frozen=True)
+class ReplyBlock:
+    """Where a change came from: a reply document and the block's lines in it."""
+
+    uri: str
+    span: ReplySpan
+
+
+@dataclass
+class PendingChange:
+    """One block's change as the editor shows it."""
+
+    id: str
+    session: str
+    path: Path
+    display: str
+    description: str
+    status: Status
+    kind: ChangeKind = ChangeKind.EDIT
+    hunks: list[Hunk] = field(default_factory=list)
+    depends_on: list[str] = field(default_factory=list)
+    block: EditBlock | ParseProblem | None = None
+    reply: ReplyBlock | None = None
+    message: str | None = None
+    detail: str | None = None
+    code: str | None = None
+    notes: tuple[str, ...] = ()
+    final_newline: bool | None = None
+    move_to: Path | None = None
+    # The editor was asked to apply it and said yes, or showed its lines already.
+    seen_applied: bool = False
+
+    @property
+    def pending(self) -> bool:
+        return self.status is Status.PENDING
+
+    @property
+    def shown(self) -> bool:
+        """Shown in the editor: pending, or stale (with a warning where it was)."""
+        return self.status in (Status.PENDING, Status.STALE)
+
+    @property
+    def tracked(self) -> bool:
+        return self.status in (Status.PENDING, Status.STALE, Status.REJECTED)
+
+    def line_span(self) -> tuple[int, int] | None:
+        if not self.hunks:
+            return None
+        return min(h.start for h in self.hunks), max(h.end for h in self.hunks)
+
+    def counts(self) -> tuple[int, int]:
+        """Lines it replaces and lines it writes."""
+        return sum(h.end - h.start for h in self.hunks), sum(len(h.new) for h in self.hunks)
+
+
+@dataclass
+class EditSession:
+    """One conversation's proposals: the edit mode holds across them."""
+
+    id: str
+    mode: Session
+    default_target: str | None = None
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """What accepting a change sends: the changes it takes (those it depends on
+    first) and, per file, the edits against the buffer as it is."""
+
+    changes: tuple[PendingChange, ...]
+    edits: dict[Path, tuple[LineEdit, ...]]
+    final_newline: dict[Path, bool | None]
+
+
+class NotAccepted(Exception):
+    """A change that cannot be accepted now, with the reason for the user."""
+
+
+class Store:
+    """Every session's changes and the buffers they are tracked in."""
+
+    def __init__(self) -> None:
+        self.changes: dict[str, PendingChange] = {}
+        self.sessions: dict[str, EditSession] = {}
+        self.buffers: dict[Path, TrackedBuffer] = {}
+        self._ids: Iterator[str] = (str(n) for n in itertools.count(1))
+        self._session_ids: Iterator[str] = (f"s{n}" for n in itertools.count(1))
+        self._rejected: list[str] = []
+
+    # --- sessions and proposals -------------------------------------------------
+
+    @property
+    def ids(self) -> Iterator[str]:
+        return self._ids
+
+    def session(self, session_id: str | None, mode: str) -> EditSession:
+        """The session to continue, or a new one in `mode`."""
+        if session_id is not None and session_id in self.sessions:
+            return self.sessions[session_id]
+        new_id = session_id if session_id is not None else next(self._session_ids)
+        session = self.sessions[new_id] = EditSession(new_id, Session(mode))
+        return session
+
+    def add_proposal(
+        self,
+        session: EditSession,
+        made: Sequence[Change],
+        bases: dict[str, tuple[Path, Text | None]],
+        items: dict[str, EditBlock | ParseProblem],
+        reply: ReplyBlock | None = None,
+        destinations: dict[str, Path] | None = None,
+    ) -> list[PendingChange]:
+        """Takes the changes a planner made for one reply.
+
+        `bases` maps each file the planner read (by its display path) to its
+        absolute path and the text the planner read; `items` maps change ids to
+        their blocks. Changes that placed are composed per file onto that text.
+        """
+        self._withdraw_failures(session.id, [c.file for c in made])
+        for path, text in bases.values():
+            if text is not None and path in self.buffers:
+                # The planner read the buffer as it is; changes tracked there follow it.
+                self.replaced(path, text)
+        composers: dict[str, Composer] = {}
+        added: list[PendingChange] = []
+        for change in made:
+            block = items.get(change.id)
+            base = bases.get(change.file) if change.file else None
+            path = base[0] if base else Path(change.file or "")
+            pending = PendingChange(
+                id=change.id,
+                session=session.id,
+                path=path,
+                display=change.file or "",
+                description=change.description,
+                status=change.status,
+                block=block,
+                reply=reply,
+                message=change.message,
+                detail=change.detail,
+                code=change.code,
+                notes=change.notes,
+            )
+            if change.status is Status.APPLIED and base is not None:
+                pending.status = Status.PENDING
+                self._place_first(pending, change, base[1], composers, destinations or {})
+            added.append(pending)
+            self.changes[pending.id] = pending
+        return added
+
+    def _place_first(
+        self,
+        pending: PendingChange,
+        change: Change,
+        base: Text | None,
+        composers: dict[str, Composer],
+        destinations: dict[str, Path],
+    ) -> None:
+        block = pending.block
+        if isinstance(block, CreateFile):
+            pending.kind = ChangeKind.CREATE
+        elif isinstance(block, DeleteFile):
+            pending.kind = ChangeKind.DELETE
+        elif isinstance(block, AnchoredEdit) and block.move_to and change.id in destinations:
+            pending.kind = ChangeKind.MOVE
+            pending.move_to = destinations[change.id]
+        lines = base.lines if base is not None else []
+        composer = composers.get(pending.display)
+        if composer is None:
+            composer = composers[pending.display] = Composer(lines)
+        placement = composer.add(pending.id, change.edits)
+        pending.hunks = [
+            Hunk(h.start, h.end, tuple(lines[h.start : h.end]), h.new) for h in placement.hunks
+        ]
+        pending.depends_on = list(placement.depends_on)
+        if base is not None and pending.path not in self.buffers:
+            self.buffers[pending.path] = TrackedBuffer.of(base)
+
+    def _withdraw_failures(self, session: str, files: Iterable[str | None]) -> None:
+        """A new reply in a session replaces that session's failures for its files:
+        they were the LLM's earlier attempts."""
+        again = {f for f in files if f}
+        for change in list(self.changes.values()):
+            if (
+                change.session == session
+                and change.status in (Status.FAILED, Status.SKIPPED)
+                and change.display in again
+            ):
+                del self.changes[change.id]
+
+    # --- questions ----------------------------------------------------------------
+
+    def get(self, change_id: str) -> PendingChange | None:
+        return self.changes.get(change_id)
+
+    def in_file(self, path: Path) -> list[PendingChange]:
+        return [c for c in self.changes.values() if c.path == path]
+
+    def shown_in(self, path: Path) -> list[PendingChange]:
+        return [c for c in self.in_file(path) if c.shown]
+
+    def touching(self, path: Path, first: int, last: int) -> list[PendingChange]:
+        """Shown changes with a hunk on lines `first`..`last` (inclusive)."""
+        found = []
+        for change in self.shown_in(path):
+            for hunk in change.hunks:
+                top = hunk.start
+                bottom = max(hunk.end - 1, hunk.start)
+                if top <= last and first <= bottom:
+                    found.append(change)
+                    break
+        return found
+
+    def select(
+        self, *, session: str | None = None, path: Path | None = None
+    ) -> list[PendingChange]:
+        return [
+            c
+            for c in self.changes.values()
+            if (session is None or c.session == session) and (path is None or c.path == path)
+        ]
+
+    def in_review_order(self) -> list[PendingChange]:
+        """Pending changes by file, then by line."""
+        pending = [c for c in self.changes.values() if c.pending]
+        return sorted(pending, key=lambda c: (str(c.path), (c.line_span() or (0, 0))[0]))
+
+    def proposed(self, path: Path) -> Text | None:
+        """The buffer with every pending change of the file applied (of changes that
+        overlap without one building on the other, the earlier one)."""
+        buffer = self.buffers.get(path)
+        if buffer is None:
+            return None
+        pending = [c for c in self.in_file(path) if c.pending and c.kind is not ChangeKind.DELETE]
+        taken = self.acceptance_of_all(pending)
+        text = buffer.text()
+        if path not in taken.edits:
+            return text
+        return text.replace(taken.edits[path], final_newline=taken.final_newline[path])
+
+    # --- accepting ------------------------------------------------------------------
+
+    def acceptance(self, change_id: str) -> Acceptance:
+        """What accepting this change sends: it and, first, what it depends on."""
+        change = self._decidable(change_id)
+        taken = [self._decidable(d) for d in change.depends_on if self._still_pending(d)]
+        return self._acceptance([*taken, change])
+
+    def acceptance_of_all(self, changes: Sequence[PendingChange]) -> Acceptance:
+        """Accepting many at once: those that overlap an earlier one without being
+        part of it are left for later (they are placed again once it lands)."""
+        chosen: list[PendingChange] = []
+        hunks: list[Hunk] = []
+        for change in sorted((c for c in changes if c.pending), key=_order):
+            parts = [self.changes[d] for d in change.depends_on if self._still_pending(d)] + [
+                change
+            ]
+            fresh = [h for part in parts if part not in chosen for h in part.hunks]
+            if any(
+                h.overlaps(o) and not h.contains(o) and not o.contains(h)
+                for h in fresh
+                for o in hunks
+            ):
+                continue
+            for part in parts:
+                if part not in chosen:
+                    chosen.append(part)
+                    hunks.extend(part.hunks)
+        return self._acceptance(chosen)
+
+    def _acceptance(self, changes: list[PendingChange]) -> Acceptance:
+        edits: dict[Path, tuple[LineEdit, ...]] = {}
+        final_newline: dict[Path, bool | None] = {}
+        for path in dict.fromkeys(c.path for c in changes):
+            in_path = [c for c in changes if c.path == path]
+            edits[path] = tuple(LineEdit(h.start, h.end, h.new) for h in _outermost(in_path))
+            final_newline[path] = next(
+                (c.final_newline for c in in_path if c.final_newline is not None), None
+            )
+        return Acceptance(tuple(changes), edits, final_newline)
+
+    def _decidable(self, change_id: str) -> PendingChange:
+        change = self.changes.get(change_id)
+        if change is None:
+            raise KeyError(change_id)
+        if change.status is Status.STALE:
+            raise NotAccepted(
+                f"Change {change.id} is stale: {change.message} It cannot be applied; reject "
+                "it, or ask the LLM for a new edit."
+            )
+        if change.status is not Status.PENDING:
+            raise NotAccepted(f"Change {change.id} is {change.status.value}, not pending.")
+        return change
+
+    def _still_pending(self, change_id: str) -> bool:
+        change = self.changes.get(change_id)
+        return change is not None and change.pending
+
+    def mark_applied(self, changes: Iterable[PendingChange]) -> None:
+        """The editor applied these (it answered the edit with `applied: true`)."""
+        for change in changes:
+            if change.pending:
+                change.status = Status.APPLIED
+                change.seen_applied = True
+
+    # --- rejecting and restoring ---------------------------------------------------------
+
+    def reject(self, change_id: str) -> list[PendingChange]:
+        """Rejects a pending or stale change (or dismisses a failure); returns the
+        changes this affected, the rejected one first."""
+        change = self.changes.get(change_id)
+        if change is None:
+            raise KeyError(change_id)
+        if change.status in (Status.APPLIED, Status.REJECTED):
+            return [change]
+        change.status = Status.REJECTED
+        self._rejected.append(change.id)
+        affected = [change]
+        for other in self.changes.values():
+            if other.pending and change.id in other.depends_on:
+                self._place_again(
+                    other,
+                    f"It built on change {change.id} ({change.description}), which was rejected.",
+                )
+                affected.append(other)
+        return affected
+
+    def restore(self, change_id: str | None) -> PendingChange:
+        """Brings a rejected change back (the last one rejected when no id)."""
+        if change_id is None:
+            if not self._rejected:
+                raise KeyError("no rejected change")
+            change_id = self._rejected[-1]
+        change = self.changes.get(change_id)
+        if change is None:
+            raise KeyError(change_id)
+        if change.status is not Status.REJECTED:
+            raise NotAccepted(f"Change {change.id} is {change.status.value}, not rejected.")
+        self._rejected = [r for r in self._rejected if r != change.id]
+        change.status = Status.PENDING
+        buffer = self.buffers.get(change.path)
+        if buffer is not None and not all(
+            buffer.lines(h.start, h.end) == h.old for h in change.hunks
+        ):
+            self._place_again(change, "Its lines changed while it was rejected.")
+        elif change.depends_on and not all(self._still_pending(d) for d in change.depends_on):
+            self._place_again(change, "A change it built on is no longer pending.")
+        return change
+
+    # --- following the buffer -----------------------------------------------------------
+
+    def buffer_of(self, path: Path) -> TrackedBuffer | None:
+        return self.buffers.get(path)
+
+    def edited(self, path: Path, start: Point, end: Point, text: str) -> bool:
+        """The editor changed the buffer between two points; returns whether any
+        tracked change moved or changed state."""
+        buffer = self.buffers.get(path)
+        if buffer is None:
+            return False
+        return self._follow(path, [buffer.edit(start, end, text)])
+
+    def replaced(self, path: Path, text: Text) -> bool:
+        """The buffer's whole text is new (full sync, opened, read from disk)."""
+        buffer = self.buffers.get(path)
+        if buffer is None or (buffer.raw == list(text.raw_lines) and buffer.bom == text.bom):
+            return False
+        return self._follow(path, buffer.replace_all(text))
+
+    def _follow(self, path: Path, splices: Sequence[Splice]) -> bool:
+        moved = False
+        for splice in splices:
+            moved |= self._follow_one(path, splice)
+        return moved
+
+    def _follow_one(self, path: Path, splice: Splice) -> bool:
+        touched: dict[str, list[tuple[Hunk, int, int]]] = {}
+        moved = False
+        for change in self.in_file(path):
+            if not change.hunks:
+                continue
+            for hunk in change.hunks:
+                if splice.end <= hunk.start:  # above it (or lines inserted right before)
+                    if splice.delta:
+                        hunk.start += splice.delta
+                        hunk.end += splice.delta
+                        moved = True
+                    continue
+                if splice.start >= hunk.end:  # below it
+                    continue
+                before = (hunk.start, hunk.end)
+                hunk.start = min(hunk.start, splice.start)
+                hunk.end = max(hunk.end, splice.end) + splice.delta
+                touched.setdefault(change.id, []).append((hunk, *before))
+                moved = True
+        if touched:
+            self._judge(path, touched)
+        return moved
+
+    def _judge(self, path: Path, touched: dict[str, list[tuple[Hunk, int, int]]]) -> None:
+        buffer = self.buffers[path]
+        for entries in touched.values():
+            for hunk, _, _ in entries:
+                hunk.landed = buffer.lines(hunk.start, hunk.end) == hunk.new
+        # What the editor applied first: a dependent's hunk holds its dependencies'.
+        for change_id in sorted(touched, key=_id_order, reverse=True):
+            change = self.changes[change_id]
+            if change.pending and all(h.landed for h in change.hunks):
+                self._applied_by_editor(change)
+        for change_id in sorted(touched, key=_id_order):
+            change = self.changes[change_id]
+            if change.status is Status.APPLIED:
+                change.hunks = []
+                continue
+            for hunk, old_start, old_end in touched[change_id]:
+                if not hunk.landed:
+                    self._settle(change, hunk, old_start, old_end, touched)
+            if change.pending and not self._intact(change):
+                self._place_again(change, "You edited the lines it changes.")
+
+    def _applied_by_editor(self, change: PendingChange) -> None:
+        change.status = Status.APPLIED
+        change.seen_applied = True
+        change.hunks = []
+        for dependency in change.depends_on:
+            if self._still_pending(dependency):
+                inner = self.changes[dependency]
+                inner.status = Status.APPLIED
+                inner.seen_applied = True
+                inner.hunks = []
+
+    def _settle(
+        self,
+        change: PendingChange,
+        hunk: Hunk,
+        old_start: int,
+        old_end: int,
+        touched: dict[str, list[tuple[Hunk, int, int]]],
+    ) -> None:
+        """A hunk whose lines changed still holds what it expects when the changes
+        it depends on landed inside it: it then expects those lines from now on."""
+        expected = list(hunk.old)
+        inner = [
+            (dep_start, dep_end, dep_hunk.new, dependency)
+            for dependency in change.depends_on
+            for dep_hunk, dep_start, dep_end in touched.get(dependency, [])
+            if dep_hunk.landed and old_start <= dep_start and dep_end <= old_end
+        ]
+        for dep_start, dep_end, new, _ in sorted(inner, key=lambda i: i[0], reverse=True):
+            expected[dep_start - old_start : dep_end - old_start] = list(new)
+        now = self.buffers[change.path].lines(hunk.start, hunk.end)
+        if tuple(expected) == now:
+            hunk.old = now
+            landed = {dependency for *_, dependency in inner}
+            change.depends_on = [
+                d for d in change.depends_on if d not in landed or self._still_pending(d)
+            ]
+
+    def _intact(self, change: PendingChange) -> bool:
+        buffer = self.buffers.get(change.path)
+        if buffer is None:
+            return True
+        return all(h.landed or buffer.lines(h.start, h.end) == h.old for h in change.hunks)
+
+    def _place_again(self, change: PendingChange, why: str) -> None:
+        """Places a change again from its block against the buffer as it is, when
+        that is unambiguous and overlaps no other shown change; otherwise it is stale."""
+        buffer = self.buffers.get(change.path)
+        placed = (
+            _place_block(change, buffer.text())
+            if buffer is not None and change.kind is ChangeKind.EDIT
+            else _cannot_place_again(change)
+        )
+        if isinstance(placed, str):
+            self._mark_stale(change, f"{why} {placed}")
+            return
+        assert buffer is not None
+        lines = buffer.text().lines
+        hunks = [Hunk(e.start, e.end, tuple(lines[e.start : e.end]), e.new_lines) for e in placed]
+        others = [
+            h for other in self.shown_in(change.path) if other is not change for h in other.hunks
+        ]
+        clash = next(
+            (o for h in hunks for o in others if h.overlaps(o)),
+            None,
+        )
+        if clash is not None:
+            self._mark_stale(
+                change, f"{why} Placed again, it would overlap another pending change."
+            )
+            return
+        was_rejected = change.status is Status.REJECTED
+        change.hunks = hunks
+        change.depends_on = []
+        if not was_rejected:
+            change.status = Status.PENDING
+            change.notes += (f"{why} It was placed again from its block.",)
+
+    def _mark_stale(self, change: PendingChange, why: str) -> None:
+        if change.status is Status.REJECTED:
+            return
+        change.status = Status.STALE
+        change.code = "stale"
+        change.message = why
+
+
+def _place_block(change: PendingChange, text: Text) -> tuple[LineEdit, ...] | str:
+    """The block's edits against `text`, or why it cannot be placed again."""
+    block = change.block
+    if not _can_place_again(block):
+        return _cannot_place_again(change)
+    assert block is not None and not isinstance(block, ParseProblem)
+    ref = FileRef(change.display, change.path)
+    planner = Planner(_OneFile(ref, text), Session("auto"), default_target=change.display)
+    made = planner.add([block])
+    if not made or made[0].status is not Status.APPLIED:
+        reason = made[0].message if made else "It no longer places."
+        return f"Placed again, it fails: {reason}"
+    return made[0].edits
+
+
+def _can_place_again(block: EditBlock | ParseProblem | None) -> bool:
+    if isinstance(block, AnchoredEdit):
+        return block.move_to is None
+    if isinstance(block, FencedEdit):
+        return isinstance(block.target, AstTarget)
+    if isinstance(block, ChunkDiff):
+        return block.symbol is not None
+    return False
+
+
+def _cannot_place_again(change: PendingChange) -> str:
+    if isinstance(change.block, FencedEdit) and change.block.target is not None:
+        return "Its line numbers no longer say where it goes."
+    return "It cannot be placed again safely."
+
+
+class _OneFile(FileSource):
+    """The one file a change is placed in again, whatever path its block wrote."""
+
+    def __init__(self, ref: FileRef, text: Text) -> None:
+        self.ref = ref
+        self.text = text
+
+    def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused:
+        return self.ref
+
+    def read(self, ref: FileRef) -> Text | Refused | None:
+        return self.text
+
+    def similar_files(self, written: str) -> list[str]:
+        return []
+
+
+def _outermost(changes: Iterable[PendingChange]) -> list[Hunk]:
+    """The hunks to apply for these changes: a dependent's hunk already holds the
+    hunks of what it depends on inside it."""
+    hunks = sorted(
+        (h for c in changes for h in c.hunks), key=lambda h: (h.start, -(h.end - h.start))
+    )
+    out: list[Hunk] = []
+    for hunk in hunks:
+        if out and out[-1].contains(hunk):
+            continue
+        out.append(hunk)
+    return out
+
+
+def _id_order(change_id: str) -> tuple[int, str]:
+    return (int(change_id), change_id) if change_id.isdigit() else (0, change_id)
+
+
+def _order(change: PendingChange) -> tuple[int, str]:
+    return _id_order(change.id)
