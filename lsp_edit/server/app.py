@@ -21,8 +21,8 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from lsp_edit import VERSION
 from lsp_edit.blocks import parse_operations, parse_reply
-from lsp_edit.blocks.model import EditBlock, ParseProblem, ReplyItem, ShellSuggestion
-from lsp_edit.changes import Change, Planner, Status
+from lsp_edit.blocks.model import ReplyItem
+from lsp_edit.changes import Status
 from lsp_edit.instructions import instructions
 from lsp_edit.positions import LspPosition, Point, PositionEncoding, lsp_to_point
 from lsp_edit.server import render
@@ -32,14 +32,12 @@ from lsp_edit.server.params import Arguments, bad
 from lsp_edit.server.settings import MODES, Settings, read_settings
 from lsp_edit.server.store import (
     Acceptance,
-    EditSession,
     NotAccepted,
     PendingChange,
     Store,
 )
 from lsp_edit.symbols import index_symbols, language_for
 from lsp_edit.text import LineEdit, Text, strip_ending
-from lsp_edit.workspace import FileRef
 
 log = logging.getLogger(__name__)
 
@@ -175,50 +173,6 @@ class Editor:
         if isinstance(text, Text):
             return self.store.replaced(path, text)
         return False
-
-    # --- proposing -------------------------------------------------------------------------
-
-    def propose(
-        self,
-        session: EditSession,
-        items: Sequence[ReplyItem],
-        default_target: Path | None,
-    ) -> list[PendingChange]:
-        target = str(default_target) if default_target is not None else None
-        session.default_target = target or session.default_target
-        planner = Planner(
-            self.files,
-            session.mode,
-            default_target=session.default_target,
-            ids=self.store.ids,
-        )
-        made: list[Change] = []
-        blocks: dict[str, EditBlock | ParseProblem] = {}
-        for item in items:
-            if isinstance(item, ShellSuggestion):
-                planner.add([item])
-                continue
-            for change in planner.add([item]):
-                made.append(change)
-                blocks[change.id] = item
-        bases: dict[str, tuple[Path, Text | None]] = {}
-        for name, outcome in planner.plan.files.items():
-            bases[name] = (Path(os.path.realpath(outcome.ref.absolute)), outcome.before)
-        for change in made:
-            if change.file and change.file not in bases:
-                ref = self.files.locate(change.file, allow_tail_match=False)
-                if isinstance(ref, FileRef):
-                    bases[change.file] = (Path(os.path.realpath(ref.absolute)), None)
-        destinations: dict[str, Path] = {}
-        for change in made:
-            moved = planner.plan.files.get(change.file) if change.file else None
-            if moved is not None and moved.moved_to in bases:
-                destinations[change.id] = bases[moved.moved_to][0]
-        added = self.store.add_proposal(session, made, bases, blocks, None, destinations)
-        for pending in added:
-            if not pending.display and default_target is not None:
-                pending.path = default_target
-        return added
 
 
 def create_server() -> LanguageServer:
@@ -503,7 +457,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         if operations is not None:
             items.extend(parse_operations(operations))
         session = store.session(arguments.text("session"), mode)
-        added = editor.propose(session, items, target)
+        added = store.propose(session, items, editor.files, target)
         editor.publish({c.path for c in added if c.display or c.path})
         return {
             "session": session.id,

@@ -287,6 +287,7 @@ def replacement(
     the final newline is kept (or set by `final_newline`)."""
     out: list[Replacement] = []
     count = len(raw)
+    end_done = False
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
         low = max(0, edit.start - 1)
         high = min(count, edit.end + 1)
@@ -294,12 +295,27 @@ def replacement(
         # The window's own dominant ending may not be the file's.
         window.__dict__["eol"] = eol
         at_end = high == count
+        end_done |= at_end
         changed = window.replace(
             (LineEdit(edit.start - low, edit.end - low, edit.new_lines),),
             final_newline=final_newline if at_end else None,
         )
         out.extend(_trimmed(raw, low, list(window.raw_lines), list(changed.raw_lines)))
+    if final_newline is not None and not end_done and raw:
+        out.extend(_final_newline(raw, eol, final_newline))
     return out
+
+
+def _final_newline(raw: Sequence[str], eol: str, wanted: bool) -> list[Replacement]:
+    """The last line's ending added or removed, for an edit elsewhere that decides it."""
+    last = raw[-1]
+    content = strip_ending(last)
+    end = Point(len(raw) - 1, len(content))
+    if wanted and content == last:
+        return [Replacement(end, end, eol)]
+    if not wanted and content != last:
+        return [Replacement(end, Point(len(raw), 0), "")]
+    return []
 
 
 def _trimmed(raw: Sequence[str], low: int, old: list[str], new: list[str]) -> list[Replacement]:

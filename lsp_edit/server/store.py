@@ -19,6 +19,7 @@ holds.
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -33,6 +34,7 @@ from lsp_edit.blocks.model import (
     EditBlock,
     FencedEdit,
     ParseProblem,
+    ReplyItem,
     ReplySpan,
 )
 from lsp_edit.changes import Change, FileSource, Planner, Session, Status
@@ -66,14 +68,19 @@ class Hunk:
     def inserts_only(self) -> bool:
         return self.start == self.end
 
-    def contains(self, other: Hunk) -> bool:
-        return self.start <= other.start and other.end <= self.end and self is not other
+    def holds(self, other: Hunk) -> bool:
+        """Whether `other` lies within these lines (a dependency's hunk does)."""
+        return self.start <= other.start and other.end <= self.end
 
     def overlaps(self, other: Hunk) -> bool:
-        if self.inserts_only or other.inserts_only:
-            return self.start == other.start or (
-                self.start < other.start < self.end or other.start < self.start < other.end
-            )
+        """Whether the two cannot both be applied as they are: they share a line, or
+        insert at one place (in an order nobody decided)."""
+        if self.inserts_only and other.inserts_only:
+            return self.start == other.start
+        if self.inserts_only:
+            return other.start < self.start < other.end
+        if other.inserts_only:
+            return self.start < other.start < self.end
         return self.start < other.end and other.start < self.end
 
 
@@ -179,6 +186,45 @@ class Store:
         new_id = session_id if session_id is not None else next(self._session_ids)
         session = self.sessions[new_id] = EditSession(new_id, Session(mode))
         return session
+
+    def propose(
+        self,
+        session: EditSession,
+        items: Sequence[ReplyItem],
+        files: FileSource,
+        default_target: Path | None = None,
+        reply: ReplyBlock | None = None,
+    ) -> list[PendingChange]:
+        """Places a reply's blocks in order, as `lsp-edit apply` does, and keeps each
+        as a change of the buffers as they are."""
+        if default_target is not None:
+            session.default_target = str(default_target)
+        planner = Planner(files, session.mode, default_target=session.default_target, ids=self._ids)
+        made: list[Change] = []
+        blocks: dict[str, EditBlock | ParseProblem] = {}
+        for item in items:
+            for change in planner.add([item]):
+                made.append(change)
+                blocks[change.id] = item  # type: ignore[assignment]
+        bases: dict[str, tuple[Path, Text | None]] = {
+            name: (_real(outcome.ref.absolute), outcome.before)
+            for name, outcome in planner.plan.files.items()
+        }
+        for change in made:
+            if change.file and change.file not in bases:
+                ref = files.locate(change.file, allow_tail_match=False)
+                if isinstance(ref, FileRef):
+                    bases[change.file] = (_real(ref.absolute), None)
+        destinations: dict[str, Path] = {}
+        for change in made:
+            moved = planner.plan.files.get(change.file) if change.file else None
+            if moved is not None and moved.moved_to in bases:
+                destinations[change.id] = bases[moved.moved_to][0]
+        added = self.add_proposal(session, made, bases, blocks, reply, destinations)
+        for pending in added:
+            if not pending.display and default_target is not None:
+                pending.path = default_target
+        return added
 
     def add_proposal(
         self,
@@ -326,25 +372,24 @@ class Store:
         return self._acceptance([*taken, change])
 
     def acceptance_of_all(self, changes: Sequence[PendingChange]) -> Acceptance:
-        """Accepting many at once: those that overlap an earlier one without being
-        part of it are left for later (they are placed again once it lands)."""
+        """Accepting many at once: those that overlap an earlier one without building
+        on it are left for later (they are placed again once it lands)."""
         chosen: list[PendingChange] = []
-        hunks: list[Hunk] = []
         for change in sorted((c for c in changes if c.pending), key=_order):
-            parts = [self.changes[d] for d in change.depends_on if self._still_pending(d)] + [
-                change
-            ]
-            fresh = [h for part in parts if part not in chosen for h in part.hunks]
-            if any(
-                h.overlaps(o) and not h.contains(o) and not o.contains(h)
-                for h in fresh
-                for o in hunks
-            ):
-                continue
-            for part in parts:
-                if part not in chosen:
-                    chosen.append(part)
-                    hunks.extend(part.hunks)
+            parts = [self.changes[d] for d in change.depends_on if self._still_pending(d)]
+            parts.append(change)
+            fresh = [part for part in parts if part not in chosen]
+            related = {part.id for part in parts}
+            clash = any(
+                mine.overlaps(theirs)
+                for part in fresh
+                for mine in part.hunks
+                for other in chosen
+                if other.id not in related and change.id not in other.depends_on
+                for theirs in other.hunks
+            )
+            if not clash:
+                chosen.extend(fresh)
         return self._acceptance(chosen)
 
     def _acceptance(self, changes: list[PendingChange]) -> Acceptance:
@@ -631,18 +676,23 @@ class _OneFile(FileSource):
         return []
 
 
-def _outermost(changes: Iterable[PendingChange]) -> list[Hunk]:
+def _outermost(changes: Sequence[PendingChange]) -> list[Hunk]:
     """The hunks to apply for these changes: a dependent's hunk already holds the
-    hunks of what it depends on inside it."""
-    hunks = sorted(
-        (h for c in changes for h in c.hunks), key=lambda h: (h.start, -(h.end - h.start))
-    )
+    hunks of what it depends on inside it, so those are left out."""
     out: list[Hunk] = []
-    for hunk in hunks:
-        if out and out[-1].contains(hunk):
-            continue
-        out.append(hunk)
-    return out
+    for change in changes:
+        for hunk in change.hunks:
+            inside_dependent = any(
+                change.id in other.depends_on and any(o.holds(hunk) for o in other.hunks)
+                for other in changes
+            )
+            if not inside_dependent:
+                out.append(hunk)
+    return sorted(out, key=lambda h: (h.start, h.end))
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
 
 
 def _id_order(change_id: str) -> tuple[int, str]:
