@@ -27,8 +27,13 @@ SERVER = ClientServerConfig(
 async def client(
     request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
 ) -> AsyncIterator[None]:
-    root = tmp_path / "project"
-    root.mkdir()
+    # `@pytest.mark.folders("a", "b")` opens several workspace folders under one
+    # root; `@pytest.mark.settings({...})` passes initializationOptions.lspEdit.
+    folders = request.node.get_closest_marker("folders")
+    names = folders.args if folders else ("project",)
+    root = tmp_path / "project" if not folders else tmp_path
+    for name in names:
+        (tmp_path / name).mkdir(exist_ok=True)
     editor = Editor(lsp_client, root, request.param)
     lsp_client.editor = editor  # type: ignore[attr-defined]
     _read_code_actions_whole(lsp_client)
@@ -41,11 +46,15 @@ async def client(
     def on_lens_refresh(params: None) -> None:
         return None
 
+    settings = request.node.get_closest_marker("settings")
     result = await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities(request.param),
-            root_uri=root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="project")],
+            root_uri=(tmp_path / names[0]).as_uri(),
+            workspace_folders=[
+                types.WorkspaceFolder(uri=(tmp_path / name).as_uri(), name=name) for name in names
+            ],
+            initialization_options={"lspEdit": settings.args[0]} if settings else None,
         )
     )
     negotiated = result.capabilities.position_encoding or "utf-16"

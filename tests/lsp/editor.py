@@ -97,6 +97,22 @@ class Editor:
         uri = uri_or_relative if ":" in uri_or_relative else self.uri(uri_or_relative)
         return self.documents[uri].text
 
+    def changed_on_disk(self, relative: str, text: str) -> None:
+        """Another program rewrote a file; the editor's file watcher reports it."""
+        uri = self.write(relative, text)
+        self.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Changed)]
+            )
+        )
+
+    def close(self, relative: str) -> None:
+        uri = self.uri(relative)
+        self.documents.pop(uri)
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+
     def save(self, relative: str) -> None:
         self.write(relative, self.text(relative))
 
