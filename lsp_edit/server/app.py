@@ -8,9 +8,11 @@ Nothing here blocks the event loop: the only waits are on the client
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import logging
 import os
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from lsp_edit.server.files import EditorFiles
 from lsp_edit.server.params import Arguments, bad
 from lsp_edit.server.settings import MODES, Settings, read_settings
 from lsp_edit.server.store import (
+    NOWHERE,
     Acceptance,
     NotAccepted,
     PendingChange,
@@ -40,10 +43,11 @@ from lsp_edit.symbols import index_symbols, language_for
 from lsp_edit.text import LineEdit, Text, strip_ending
 
 log = logging.getLogger(__name__)
+Handler = Callable[..., Any]
 
 PROPOSED_SCHEME = "lsp-edit-proposed"
 # Diagnostics follow typing after this pause, so a burst of keystrokes publishes once.
-_PUBLISH_DELAY = 0.05
+_PUBLISH_DELAY = 0.15
 
 COMMANDS = (
     "lspEdit.propose",
@@ -138,6 +142,8 @@ class Editor:
         change is left)."""
         view = self.view()
         for path in paths:
+            if path == NOWHERE:
+                continue
             changes = self.store.in_file(path)
             found = render.diagnostics(changes, view)
             if not found and path not in self._published:
@@ -162,6 +168,13 @@ class Editor:
         self._flush = None
         dirty, self._dirty = self._dirty, set()
         self.publish(dirty)
+
+    def publish_pending(self) -> None:
+        """Publishes what typing moved now, before answering a request: whatever the
+        client asks next, it has seen where the changes are."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._publish_dirty()
 
     # --- reading the disk again ----------------------------------------------------------
 
@@ -325,6 +338,7 @@ def _register_views(server: LanguageServer, editor: Editor) -> None:
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
     def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        editor.publish_pending()
         path = editor.path_of(params.text_document.uri)
         if path is None:
             return None
@@ -343,25 +357,18 @@ def _register_views(server: LanguageServer, editor: Editor) -> None:
             except (NotAccepted, CannotEdit, KeyError):
                 return None
 
-        def edit_for_all() -> types.WorkspaceEdit | None:
-            try:
-                pending = [c for c in editor.store.in_file(path) if c.pending]
-                return _workspace_edit(editor, editor.store.acceptance_of_all(pending))
-            except (CannotEdit, ValueError):
-                return None
-
         return render.code_actions(
             touching,
             editor.store.shown_in(path),
             view,
             params.text_document.uri,
             edit_for=edit_for,
-            edit_for_all=edit_for_all,
             llm_tag=editor.llm_tag,
         )
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(params: types.CodeLensParams) -> list[types.CodeLens] | None:
+        editor.publish_pending()
         path = editor.path_of(params.text_document.uri)
         if path is None:
             return None
@@ -418,6 +425,28 @@ def _workspace_edit(editor: Editor, acceptance: Acceptance) -> types.WorkspaceEd
 def _register_commands(server: LanguageServer, editor: Editor) -> None:
     store = editor.store
 
+    def command(name: str) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            if inspect.iscoroutinefunction(handler):
+
+                @functools.wraps(handler)
+                async def run_async(ls: LanguageServer, *raw: Any) -> Any:
+                    editor.publish_pending()
+                    return await handler(ls, *raw)
+
+                server.command(name)(run_async)
+            else:
+
+                @functools.wraps(handler)
+                def run(ls: LanguageServer, *raw: Any) -> Any:
+                    editor.publish_pending()
+                    return handler(ls, *raw)
+
+                server.command(name)(run)
+            return handler
+
+        return register
+
     def change_of(arguments: Arguments) -> PendingChange:
         change_id = arguments.required_text("id")
         change = store.get(change_id)
@@ -438,7 +467,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         view = editor.view()
         return [render.change_json(c, view) for c in changes]
 
-    @server.command("lspEdit.propose")
+    @command("lspEdit.propose")
     def propose(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments(
             "lspEdit.propose", raw, ("response", "uri", "session", "mode", "operations")
@@ -458,20 +487,20 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
             items.extend(parse_operations(operations))
         session = store.session(arguments.text("session"), mode)
         added = store.propose(session, items, editor.files, target)
-        editor.publish({c.path for c in added if c.display or c.path})
+        editor.publish({c.path for c in added})
         return {
             "session": session.id,
             "changes": as_json(added),
             "summary": render.proposal_summary(added),
         }
 
-    @server.command("lspEdit.accept")
+    @command("lspEdit.accept")
     async def accept(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.accept", raw, ("id",))
         change = change_of(arguments)
         return await _accept(editor, change)
 
-    @server.command("lspEdit.reject")
+    @command("lspEdit.reject")
     def reject(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.reject", raw, ("id",))
         change = change_of(arguments)
@@ -479,7 +508,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         editor.publish({c.path for c in affected})
         return {"id": change.id, "status": change.status.value}
 
-    @server.command("lspEdit.restore")
+    @command("lspEdit.restore")
     def restore(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.restore", raw, ("id",))
         change_id = arguments.text("id")
@@ -494,13 +523,13 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         editor.publish([change.path])
         return {"id": change.id, "status": change.status.value, **_message(change)}
 
-    @server.command("lspEdit.acceptAll")
+    @command("lspEdit.acceptAll")
     async def accept_all(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.acceptAll", raw, ("session", "uri"))
         chosen = store.select(session=arguments.text("session"), path=path_argument(arguments))
         return await _accept_many(editor, [c for c in chosen if c.pending])
 
-    @server.command("lspEdit.rejectAll")
+    @command("lspEdit.rejectAll")
     def reject_all(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.rejectAll", raw, ("session", "uri"))
         chosen = store.select(session=arguments.text("session"), path=path_argument(arguments))
@@ -514,13 +543,13 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         editor.publish(touched)
         return {"changes": [{"id": c.id, "status": c.status.value} for c in decided]}
 
-    @server.command("lspEdit.list")
+    @command("lspEdit.list")
     def list_changes(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.list", raw, ("session", "uri"))
         chosen = store.select(session=arguments.text("session"), path=path_argument(arguments))
         return {"changes": as_json(chosen)}
 
-    @server.command("lspEdit.summary")
+    @command("lspEdit.summary")
     def summary(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.summary", raw, ("session",))
         session = arguments.required_text("session")
@@ -529,7 +558,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         changes = store.select(session=session)
         return {"text": render.review_summary(changes, editor.store.buffer_of)}
 
-    @server.command("lspEdit.instructions")
+    @command("lspEdit.instructions")
     def instructions_text(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.instructions", raw, ("mode",))
         mode = arguments.text("mode") or "ast_path"
@@ -538,7 +567,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         except ValueError as error:
             raise bad(f"lspEdit.instructions: {error}") from None
 
-    @server.command("lspEdit.symbols")
+    @command("lspEdit.symbols")
     def symbols(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.symbols", raw, ("uri",))
         path = path_argument(arguments)
@@ -566,15 +595,15 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
             ]
         }
 
-    @server.command("lspEdit.next")
+    @command("lspEdit.next")
     async def next_change(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         return await _step(editor, Arguments("lspEdit.next", raw, ("uri", "position")), 1)
 
-    @server.command("lspEdit.previous")
+    @command("lspEdit.previous")
     async def previous_change(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         return await _step(editor, Arguments("lspEdit.previous", raw, ("uri", "position")), -1)
 
-    @server.command("lspEdit.proposed")
+    @command("lspEdit.proposed")
     def proposed(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.proposed", raw, ("uri",))
         path = path_argument(arguments)

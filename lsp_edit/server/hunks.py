@@ -15,9 +15,11 @@ moves hunks with splices above them and judges those whose own lines changed.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from itertools import accumulate
 
 from lsp_edit.positions import Point
 from lsp_edit.resolve.diffing import minimal_edits
@@ -54,7 +56,7 @@ class Placement:
     depends_on: tuple[str, ...]
 
 
-@dataclass
+@dataclass(eq=False)
 class _Segment:
     """A run of lines of the text after the changes so far: base lines
     `base_start`..`base_end` as they are (`owner` None), or the lines a change
@@ -64,10 +66,10 @@ class _Segment:
     base_start: int
     base_end: int
     lines: tuple[str, ...] | None = None
+    length: int = field(init=False)
 
-    @property
-    def length(self) -> int:
-        return self.base_end - self.base_start if self.lines is None else len(self.lines)
+    def __post_init__(self) -> None:
+        self.length = self.base_end - self.base_start if self.lines is None else len(self.lines)
 
     @property
     def written(self) -> bool:
@@ -87,10 +89,15 @@ class Composer:
         self._base = base
         self._segments = [_Segment(None, 0, len(base))] if base else []
         self._depends: dict[str, tuple[str, ...]] = {}
+        # Where each segment starts (and, last, the line count), rebuilt when the
+        # segments change: a reply's edits find their segment by bisection.
+        self._starts: list[int] | None = None
+        self._written: list[_Segment] = []  # the segments of the change being added
 
     def add(self, change: str, edits: Sequence[LineEdit]) -> Placement:
         """Takes a change's edits (against the text with every earlier change applied)."""
         direct: set[str] = set()
+        self._written = []
         for edit in sorted(self._smallest(edits), key=lambda e: (e.start, e.end), reverse=True):
             direct |= self._apply(change, edit)
         direct.discard(change)
@@ -124,7 +131,11 @@ class Composer:
         covered = self._segments[first:last]
         base_start = covered[0].base_start if covered else self._base_point(first)
         base_end = covered[-1].base_end if covered else base_start
-        self._segments[first:last] = [_Segment(change, base_start, base_end, new)]
+        written = _Segment(change, base_start, base_end, new)
+        self._segments[first:last] = [written]
+        self._starts = None
+        # An earlier edit of the same change merged into this one is no hunk of its own.
+        self._written = [s for s in self._written if s not in covered] + [written]
         return {segment.owner for segment in covered if segment.owner is not None}
 
     def _covering(self, edit: LineEdit) -> tuple[int, int]:
@@ -146,23 +157,30 @@ class Composer:
     def _boundary(self, line: int, *, inside_written: str) -> int:
         """The index of the segment starting at `line`, splitting a base run there;
         inside a written run, the index before or after that run."""
-        position = 0
-        for index, segment in enumerate(self._segments):
-            if line == position:
-                return index
-            if line < position + segment.length:
-                if segment.written:
-                    return index if inside_written == "before" else index + 1
-                offset = line - position
-                head = _Segment(None, segment.base_start, segment.base_start + offset)
-                tail = _Segment(None, segment.base_start + offset, segment.base_end)
-                self._segments[index : index + 1] = [head, tail]
-                return index + 1
-            position += segment.length
-        return len(self._segments)
+        starts = self._segment_starts()
+        index = bisect_left(starts, line)
+        if index < len(starts) and starts[index] == line:
+            return index
+        if index >= len(starts):
+            return len(self._segments)
+        index -= 1
+        segment = self._segments[index]
+        if segment.written:
+            return index if inside_written == "before" else index + 1
+        offset = line - starts[index]
+        head = _Segment(None, segment.base_start, segment.base_start + offset)
+        tail = _Segment(None, segment.base_start + offset, segment.base_end)
+        self._segments[index : index + 1] = [head, tail]
+        starts.insert(index + 1, line)
+        return index + 1
+
+    def _segment_starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = [0, *accumulate(segment.length for segment in self._segments)]
+        return self._starts
 
     def _line_of(self, index: int) -> int:
-        return sum(segment.length for segment in self._segments[:index])
+        return self._segment_starts()[index]
 
     def _base_point(self, index: int) -> int:
         if index < len(self._segments):
@@ -180,9 +198,7 @@ class Composer:
 
     def _hunks_of(self, change: str) -> tuple[BaseHunk, ...]:
         hunks: list[BaseHunk] = []
-        for segment in self._segments:
-            if segment.owner != change:
-                continue
+        for segment in sorted(self._written, key=lambda s: (s.base_start, s.base_end)):
             lines = segment.lines or ()
             if hunks and hunks[-1].end == segment.base_start:
                 previous = hunks.pop()
@@ -287,35 +303,23 @@ def replacement(
     the final newline is kept (or set by `final_newline`)."""
     out: list[Replacement] = []
     count = len(raw)
-    end_done = False
-    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+    ordered = sorted(edits, key=lambda e: (e.start, e.end))
+    for index, edit in enumerate(ordered):
         low = max(0, edit.start - 1)
         high = min(count, edit.end + 1)
+        if final_newline is not None and index == len(ordered) - 1:
+            # The last edit decides how the file ends: its window reaches the end.
+            high = count
         window = Text(tuple(raw[low:high]))
         # The window's own dominant ending may not be the file's.
         window.__dict__["eol"] = eol
         at_end = high == count
-        end_done |= at_end
         changed = window.replace(
             (LineEdit(edit.start - low, edit.end - low, edit.new_lines),),
             final_newline=final_newline if at_end else None,
         )
         out.extend(_trimmed(raw, low, list(window.raw_lines), list(changed.raw_lines)))
-    if final_newline is not None and not end_done and raw:
-        out.extend(_final_newline(raw, eol, final_newline))
     return out
-
-
-def _final_newline(raw: Sequence[str], eol: str, wanted: bool) -> list[Replacement]:
-    """The last line's ending added or removed, for an edit elsewhere that decides it."""
-    last = raw[-1]
-    content = strip_ending(last)
-    end = Point(len(raw) - 1, len(content))
-    if wanted and content == last:
-        return [Replacement(end, end, eol)]
-    if not wanted and content != last:
-        return [Replacement(end, Point(len(raw), 0), "")]
-    return []
 
 
 def _trimmed(raw: Sequence[str], low: int, old: list[str], new: list[str]) -> list[Replacement]:

@@ -254,7 +254,6 @@ def code_actions(
     uri: str,
     *,
     edit_for: Callable[[PendingChange], types.WorkspaceEdit | None],
-    edit_for_all: Callable[[], types.WorkspaceEdit | None],
     llm_tag: bool,
 ) -> list[types.CodeAction]:
     tags = [types.CodeActionTag.LlmGenerated] if llm_tag else None
@@ -297,7 +296,7 @@ def code_actions(
             types.CodeAction(
                 title=f"Accept all in file ({len(pending)})",
                 kind=types.CodeActionKind.QuickFix,
-                edit=edit_for_all(),
+                # No edit here: with many changes it is large, and the command sends it.
                 command=types.Command(
                     title="Accept all in file",
                     command="lspEdit.acceptAll",

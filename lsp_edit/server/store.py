@@ -44,6 +44,9 @@ from lsp_edit.server.hunks import Composer, Splice, TrackedBuffer
 from lsp_edit.text import LineEdit, Text
 from lsp_edit.workspace import FileRef
 
+NOWHERE = Path()
+"""The path of a failure that names no file: it is listed, never shown in a file."""
+
 
 class ChangeKind(StrEnum):
     EDIT = "edit"
@@ -98,7 +101,7 @@ class PendingChange:
 
     id: str
     session: str
-    path: Path
+    path: Path  # NOWHERE for a failure that names no file, with no default target
     display: str
     description: str
     status: Status
@@ -169,6 +172,7 @@ class Store:
         self.changes: dict[str, PendingChange] = {}
         self.sessions: dict[str, EditSession] = {}
         self.buffers: dict[Path, TrackedBuffer] = {}
+        self._by_path: dict[Path, dict[str, PendingChange]] = {}
         self._ids: Iterator[str] = (str(n) for n in itertools.count(1))
         self._session_ids: Iterator[str] = (f"s{n}" for n in itertools.count(1))
         self._rejected: list[str] = []
@@ -220,26 +224,24 @@ class Store:
             moved = planner.plan.files.get(change.file) if change.file else None
             if moved is not None and moved.moved_to in bases:
                 destinations[change.id] = bases[moved.moved_to][0]
-        added = self.add_proposal(session, made, bases, blocks, reply, destinations)
-        for pending in added:
-            if not pending.display and default_target is not None:
-                pending.path = default_target
-        return added
+        return self._take(session, made, bases, blocks, reply, destinations, default_target)
 
-    def add_proposal(
+    def _take(
         self,
         session: EditSession,
         made: Sequence[Change],
         bases: dict[str, tuple[Path, Text | None]],
         items: dict[str, EditBlock | ParseProblem],
-        reply: ReplyBlock | None = None,
-        destinations: dict[str, Path] | None = None,
+        reply: ReplyBlock | None,
+        destinations: dict[str, Path],
+        default_target: Path | None,
     ) -> list[PendingChange]:
         """Takes the changes a planner made for one reply.
 
         `bases` maps each file the planner read (by its display path) to its
         absolute path and the text the planner read; `items` maps change ids to
-        their blocks. Changes that placed are composed per file onto that text.
+        their blocks. Changes that placed are composed per file onto that text. A
+        failure that names no file is shown on the default target.
         """
         self._withdraw_failures(session.id, [c.file for c in made])
         for path, text in bases.values():
@@ -251,7 +253,7 @@ class Store:
         for change in made:
             block = items.get(change.id)
             base = bases.get(change.file) if change.file else None
-            path = base[0] if base else Path(change.file or "")
+            path = base[0] if base else (default_target or NOWHERE)
             pending = PendingChange(
                 id=change.id,
                 session=session.id,
@@ -268,10 +270,18 @@ class Store:
             )
             if change.status is Status.APPLIED and base is not None:
                 pending.status = Status.PENDING
-                self._place_first(pending, change, base[1], composers, destinations or {})
+                self._place_first(pending, change, base[1], composers, destinations)
             added.append(pending)
-            self.changes[pending.id] = pending
+            self._add(pending)
         return added
+
+    def _add(self, change: PendingChange) -> None:
+        self.changes[change.id] = change
+        self._by_path.setdefault(change.path, {})[change.id] = change
+
+    def _remove(self, change: PendingChange) -> None:
+        del self.changes[change.id]
+        del self._by_path[change.path][change.id]
 
     def _place_first(
         self,
@@ -311,7 +321,7 @@ class Store:
                 and change.status in (Status.FAILED, Status.SKIPPED)
                 and change.display in again
             ):
-                del self.changes[change.id]
+                self._remove(change)
 
     # --- questions ----------------------------------------------------------------
 
@@ -319,7 +329,7 @@ class Store:
         return self.changes.get(change_id)
 
     def in_file(self, path: Path) -> list[PendingChange]:
-        return [c for c in self.changes.values() if c.path == path]
+        return list(self._by_path.get(path, {}).values())
 
     def shown_in(self, path: Path) -> list[PendingChange]:
         return [c for c in self.in_file(path) if c.shown]
@@ -375,21 +385,21 @@ class Store:
         """Accepting many at once: those that overlap an earlier one without building
         on it are left for later (they are placed again once it lands)."""
         chosen: list[PendingChange] = []
+        chosen_ids: set[str] = set()
+        taken: dict[Path, _Occupied] = {}
         for change in sorted((c for c in changes if c.pending), key=_order):
             parts = [self.changes[d] for d in change.depends_on if self._still_pending(d)]
             parts.append(change)
-            fresh = [part for part in parts if part not in chosen]
+            fresh = [part for part in parts if part.id not in chosen_ids]
             related = {part.id for part in parts}
-            clash = any(
-                mine.overlaps(theirs)
-                for part in fresh
-                for mine in part.hunks
-                for other in chosen
-                if other.id not in related and change.id not in other.depends_on
-                for theirs in other.hunks
-            )
-            if not clash:
-                chosen.extend(fresh)
+            occupied = taken.setdefault(change.path, _Occupied())
+            if any(occupied.clashes(h, related) for part in fresh for h in part.hunks):
+                continue
+            for part in fresh:
+                for hunk in part.hunks:
+                    occupied.take(hunk, part.id)
+            chosen.extend(fresh)
+            chosen_ids.update(part.id for part in fresh)
         return self._acceptance(chosen)
 
     def _acceptance(self, changes: list[PendingChange]) -> Acceptance:
@@ -500,21 +510,20 @@ class Store:
     def _follow_one(self, path: Path, splice: Splice) -> bool:
         touched: dict[str, list[tuple[Hunk, int, int]]] = {}
         moved = False
+        top, bottom, delta = splice.start, splice.end, splice.delta
         for change in self.in_file(path):
-            if not change.hunks:
-                continue
             for hunk in change.hunks:
-                if splice.end <= hunk.start:  # above it (or lines inserted right before)
-                    if splice.delta:
-                        hunk.start += splice.delta
-                        hunk.end += splice.delta
+                if bottom <= hunk.start:  # above it (or lines inserted right before)
+                    if delta:
+                        hunk.start += delta
+                        hunk.end += delta
                         moved = True
                     continue
-                if splice.start >= hunk.end:  # below it
+                if top >= hunk.end:  # below it
                     continue
                 before = (hunk.start, hunk.end)
-                hunk.start = min(hunk.start, splice.start)
-                hunk.end = max(hunk.end, splice.end) + splice.delta
+                hunk.start = min(hunk.start, top)
+                hunk.end = max(hunk.end, bottom) + delta
                 touched.setdefault(change.id, []).append((hunk, *before))
                 moved = True
         if touched:
@@ -676,15 +685,49 @@ class _OneFile(FileSource):
         return []
 
 
+class _Occupied:
+    """The lines and insertion points of one file that chosen changes write, to find
+    a change that overlaps them in time linear in its own lines."""
+
+    def __init__(self) -> None:
+        self.lines: dict[int, str] = {}
+        self.insertions: dict[int, str] = {}
+
+    def clashes(self, hunk: Hunk, related: set[str]) -> bool:
+        def other(owner: str | None) -> bool:
+            return owner is not None and owner not in related
+
+        if hunk.inserts_only:
+            at = hunk.start
+            if other(self.insertions.get(at)):
+                return True
+            above, below = self.lines.get(at - 1), self.lines.get(at)
+            return other(above) and above == below
+        if any(other(self.lines.get(line)) for line in range(hunk.start, hunk.end)):
+            return True
+        return any(other(self.insertions.get(at)) for at in range(hunk.start + 1, hunk.end))
+
+    def take(self, hunk: Hunk, owner: str) -> None:
+        if hunk.inserts_only:
+            self.insertions[hunk.start] = owner
+        for line in range(hunk.start, hunk.end):
+            self.lines[line] = owner
+
+
 def _outermost(changes: Sequence[PendingChange]) -> list[Hunk]:
     """The hunks to apply for these changes: a dependent's hunk already holds the
     hunks of what it depends on inside it, so those are left out."""
+    dependents: dict[str, list[PendingChange]] = {}
+    for change in changes:
+        for dependency in change.depends_on:
+            dependents.setdefault(dependency, []).append(change)
     out: list[Hunk] = []
     for change in changes:
         for hunk in change.hunks:
             inside_dependent = any(
-                change.id in other.depends_on and any(o.holds(hunk) for o in other.hunks)
-                for other in changes
+                outer.holds(hunk)
+                for dependent in dependents.get(change.id, ())
+                for outer in dependent.hunks
             )
             if not inside_dependent:
                 out.append(hunk)

@@ -8,7 +8,6 @@ its own, so the server's conversions are checked, not reused.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -227,8 +226,8 @@ class Editor:
         )
 
     async def settle(self) -> None:
-        """Lets the server handle what was sent and publish (it debounces typing)."""
-        await asyncio.sleep(0.15)
+        """Waits until the server handled what was sent: it publishes what typing
+        moved before it answers any command."""
         await self.command("lspEdit.list", {})
 
     def diagnostics(self, relative: str) -> list[types.Diagnostic]:
