@@ -31,6 +31,7 @@ from lsp_edit.server import render
 from lsp_edit.server.edits import CannotEdit, EditSupport, WorkspaceEdits
 from lsp_edit.server.files import EditorFiles
 from lsp_edit.server.params import Arguments, bad
+from lsp_edit.server.replies import ReplyDocument, matches_any
 from lsp_edit.server.settings import MODES, Settings, read_settings
 from lsp_edit.server.store import (
     NOWHERE,
@@ -46,24 +47,15 @@ log = logging.getLogger(__name__)
 Handler = Callable[..., Any]
 
 PROPOSED_SCHEME = "lsp-edit-proposed"
+
+
+def proposed_uri(file_uri: str) -> str:
+    """`file:///p/x.py` -> `lsp-edit-proposed:///p/x.py`: the file with its changes."""
+    return PROPOSED_SCHEME + file_uri[len("file") :]
+
+
 # Diagnostics follow typing after this pause, so a burst of keystrokes publishes once.
 _PUBLISH_DELAY = 0.15
-
-COMMANDS = (
-    "lspEdit.propose",
-    "lspEdit.accept",
-    "lspEdit.reject",
-    "lspEdit.acceptAll",
-    "lspEdit.rejectAll",
-    "lspEdit.restore",
-    "lspEdit.list",
-    "lspEdit.summary",
-    "lspEdit.instructions",
-    "lspEdit.symbols",
-    "lspEdit.next",
-    "lspEdit.previous",
-    "lspEdit.proposed",
-)
 
 
 class _Protocol(LanguageServerProtocol):
@@ -98,7 +90,12 @@ class Editor:
         self.llm_tag = False
         self.show_document = False
         self.lens_refresh = False
+        self.content_refresh = False
+        self.watch_files = False
         self.startup_problems: list[str] = []
+        self.replies: dict[Path, ReplyDocument] = {}
+        self.streams: dict[str, ReplyDocument] = {}
+        self.last_source: Path | None = None
         self._published: set[Path] = set()
         self._dirty: set[Path] = set()
         self._flush: asyncio.TimerHandle | None = None
@@ -144,8 +141,14 @@ class Editor:
         for path in paths:
             if path == NOWHERE:
                 continue
-            changes = self.store.in_file(path)
-            found = render.diagnostics(changes, view)
+            document = self.replies.get(path)
+            if document is not None:
+                found = render.reply_diagnostics(
+                    self.reply_changes(document), view, document.text.buffer
+                )
+            else:
+                shown = [c for c in self.store.in_file(path) if not self.shown_in_reply(c)]
+                found = render.diagnostics(shown, view)
             if not found and path not in self._published:
                 continue
             if found:
@@ -155,8 +158,19 @@ class Editor:
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=self.uri_of(path), diagnostics=found)
             )
+            if self.content_refresh and document is None:
+                self.server.workspace_text_document_content_refresh(
+                    types.TextDocumentContentRefreshParams(uri=proposed_uri(self.uri_of(path)))
+                )
         if self.lens_refresh:
             self.server.workspace_code_lens_refresh(None)
+
+    def shown_in_reply(self, change: PendingChange) -> bool:
+        """A block that failed is reported on its reply document while that is open."""
+        if change.reply is None or change.pending:
+            return False
+        reply = self.path_of(change.reply.uri)
+        return reply is not None and reply in self.opened
 
     def publish_soon(self, path: Path) -> None:
         """Publishes after a short pause, once for a burst of edits."""
@@ -175,6 +189,77 @@ class Editor:
         if self._flush is not None:
             self._flush.cancel()
             self._publish_dirty()
+
+    # --- replies that arrive over time ----------------------------------------------------
+
+    def is_reply(self, path: Path) -> bool:
+        """Whether a document is an LLM reply (it matches the `replyGlobs` setting)."""
+        globs = self.settings.reply_globs
+        return matches_any(self.files.display(path), globs) or matches_any(path.as_posix(), globs)
+
+    def reply_document(self, path: Path) -> ReplyDocument:
+        """The reply a document holds (one per document, kept when it is closed)."""
+        document = self.replies.get(path)
+        if document is None:
+            session = self.store.session(None, self.settings.mode)
+            reply = self.store.reply(
+                session, self.files, document=self.uri_of(path), mark=self.mark
+            )
+            document = self.replies[path] = ReplyDocument(reply)
+        return document
+
+    def read_reply(self, path: Path, document: ReplyDocument, change: Callable[[], None]) -> None:
+        """Applies a change to a reply's text, brings its changes in line, and shows
+        them (the reply document and every file its changes are in)."""
+        before = self.reply_targets(document)
+        change()
+        if document.reply.session.default_target is None:
+            target = self.default_target()
+            if target is not None:
+                document.reply.set_default_target(str(target))
+        document.sync()
+        after = self.reply_targets(document)
+        for target in before | after | {path}:
+            self.publish_soon(target)
+
+    def read_reply_from_disk(self, path: Path) -> None:
+        """A reply file another program wrote, while the editor does not have it open."""
+        text = self.files.read_disk(path)
+        if isinstance(text, Text):
+            document = self.reply_document(path)
+            self.read_reply(path, document, lambda: document.text.replace_all(text.render()))
+
+    def reply_changes(self, document: ReplyDocument) -> list[PendingChange]:
+        return [c for i in document.change_ids if (c := self.store.get(i)) is not None]
+
+    def reply_targets(self, document: ReplyDocument) -> set[Path]:
+        return {
+            change.path
+            for change_id in document.change_ids
+            if (change := self.store.get(change_id)) is not None
+        }
+
+    def default_target(self) -> Path | None:
+        """Where blocks of a reply document that name no file go: the `uri` setting,
+        else the source document the user opened or edited last."""
+        if self.settings.uri:
+            return (
+                self.path_of(self.settings.uri)
+                if ":" in self.settings.uri
+                else (self.roots[0] / self.settings.uri if self.roots else None)
+            )
+        return self.last_source
+
+    def mark(self, path: Path) -> object:
+        """What says whether a file changed since a reply read it."""
+        uri = self.opened.get(path)
+        if uri is not None:
+            return ("open", self.server.workspace.get_text_document(uri).version)
+        try:
+            status = path.stat()
+        except OSError:
+            return ("missing",)
+        return ("disk", status.st_mtime_ns, status.st_size)
 
     # --- reading the disk again ----------------------------------------------------------
 
@@ -223,6 +308,12 @@ def _register_lifecycle(server: LanguageServer, editor: Editor) -> None:
         editor.lens_refresh = bool(
             workspace and workspace.code_lens and workspace.code_lens.refresh_support
         )
+        editor.content_refresh = bool(workspace and workspace.text_document_content)
+        editor.watch_files = bool(
+            workspace
+            and workspace.did_change_watched_files
+            and workspace.did_change_watched_files.dynamic_registration
+        )
         roots = [
             Path(p) for folder in params.workspace_folders or [] if (p := to_fs_path(folder.uri))
         ]
@@ -236,9 +327,25 @@ def _register_lifecycle(server: LanguageServer, editor: Editor) -> None:
         editor.settings, editor.startup_problems = read_settings(section, editor.settings)
 
     @server.feature(types.INITIALIZED)
-    def initialized(params: types.InitializedParams) -> None:
+    async def initialized(params: types.InitializedParams) -> None:
         for problem in editor.startup_problems:
             _warn(server, problem)
+        if editor.watch_files:
+            # Replies other programs write, and files with pending changes not open.
+            await _register(
+                server,
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id="lsp-edit-files",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                watchers=[types.FileSystemWatcher(glob_pattern="**/*")]
+                            ),
+                        )
+                    ]
+                ),
+            )
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def configuration(params: types.DidChangeConfigurationParams) -> None:
@@ -261,6 +368,13 @@ def _register_lifecycle(server: LanguageServer, editor: Editor) -> None:
         editor.set_roots(roots)
 
 
+async def _register(server: LanguageServer, params: types.RegistrationParams) -> None:
+    try:
+        await server.client_register_capability_async(params)
+    except Exception as error:  # the client refused: the server works without it
+        log.warning("client/registerCapability failed: %s", error)
+
+
 def _warn(server: LanguageServer, message: str) -> None:
     server.window_show_message(
         types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-edit: {message}")
@@ -277,9 +391,15 @@ def _register_documents(server: LanguageServer, editor: Editor) -> None:
         if path is None:
             return
         editor.opened[path] = params.text_document.uri
-        if editor.store.replaced(
-            path, Text.from_string(params.text_document.text)
-        ) or editor.store.in_file(path):
+        if editor.is_reply(path):
+            document = editor.reply_document(path)
+            editor.read_reply(
+                path, document, lambda: document.text.replace_all(params.text_document.text)
+            )
+            return
+        editor.last_source = path
+        opened = Text.from_string(params.text_document.text)
+        if editor.store.replaced(path, opened) or editor.store.in_file(path):
             editor.publish([path])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -287,6 +407,11 @@ def _register_documents(server: LanguageServer, editor: Editor) -> None:
         path = editor.path_of(params.text_document.uri)
         if path is None:
             return
+        document = editor.replies.get(path)
+        if document is not None:
+            editor.read_reply(path, document, lambda: _edit_reply(editor, document, params))
+            return
+        editor.last_source = path
         buffer = editor.store.buffer_of(path)
         if buffer is None:
             return
@@ -307,6 +432,10 @@ def _register_documents(server: LanguageServer, editor: Editor) -> None:
         if path is None:
             return
         editor.opened.pop(path, None)
+        if path in editor.replies:
+            # Its failures move back to the files they name.
+            editor.publish(editor.reply_targets(editor.replies[path]))
+            return
         # Closed without saving, the buffer is what the disk holds again.
         if editor.sync_from_disk(path):
             editor.publish([path])
@@ -316,10 +445,27 @@ def _register_documents(server: LanguageServer, editor: Editor) -> None:
         changed = []
         for event in params.changes:
             path = editor.path_of(event.uri)
-            if path is not None and editor.sync_from_disk(path):
+            if path is None or path in editor.opened:
+                continue
+            if event.type != types.FileChangeType.Deleted and editor.is_reply(path):
+                editor.read_reply_from_disk(path)
+            elif editor.sync_from_disk(path):
                 changed.append(path)
         if changed:
             editor.publish(changed)
+
+
+def _edit_reply(
+    editor: Editor, document: ReplyDocument, params: types.DidChangeTextDocumentParams
+) -> None:
+    for change in params.content_changes:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            raw = document.text.raw
+            start = _point(raw, change.range.start, editor.encoding)
+            end = _point(raw, change.range.end, editor.encoding)
+            document.text.edit(start, end, change.text)
+        else:
+            document.text.replace_all(change.text)
 
 
 def _point(raw: Sequence[str], position: types.Position, encoding: PositionEncoding) -> Point:
@@ -346,7 +492,17 @@ def _register_views(server: LanguageServer, editor: Editor) -> None:
         last = params.range.end.line
         if last > first and params.range.end.character == 0:
             last -= 1
-        touching = editor.store.touching(path, first, last)
+        document = editor.replies.get(path)
+        if document is not None:
+            touching = [
+                c
+                for c in editor.reply_changes(document)
+                if c.reply is not None
+                and c.reply.span.start_line - 1 <= last
+                and first <= c.reply.span.end_line - 1
+            ]
+        else:
+            touching = editor.store.touching(path, first, last)
         if not touching:
             return None
         view = editor.view()
@@ -372,8 +528,24 @@ def _register_views(server: LanguageServer, editor: Editor) -> None:
         path = editor.path_of(params.text_document.uri)
         if path is None:
             return None
+        document = editor.replies.get(path)
+        if document is not None:
+            return render.reply_lenses(
+                editor.reply_changes(document), editor.view(), document.text.buffer
+            )
         return render.code_lenses(
             editor.store.shown_in(path), editor.view(), params.text_document.uri
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbols(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
+        # Only a reply's outline: a source file's outline is its language server's.
+        path = editor.path_of(params.text_document.uri)
+        document = editor.replies.get(path) if path is not None else None
+        if document is None:
+            return None
+        return render.reply_symbols(
+            editor.reply_changes(document), editor.view(), document.text.buffer
         )
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -493,6 +665,44 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
             "changes": as_json(added),
             "summary": render.proposal_summary(added),
         }
+
+    @command("lspEdit.stream")
+    def stream(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        arguments = Arguments("lspEdit.stream", raw, ("session", "delta", "done", "uri", "mode"))
+        delta = arguments.text("delta") or ""
+        done = arguments.flag("done")
+        session_id = arguments.text("session")
+        target = path_argument(arguments)
+        document = editor.streams.get(session_id) if session_id is not None else None
+        if document is None:
+            mode = arguments.text("mode") or editor.settings.mode
+            if mode not in MODES:
+                raise bad(
+                    f"lspEdit.stream: `mode` must be one of {', '.join(MODES)}; got {mode!r}."
+                )
+            session = store.session(session_id, mode)
+            document = ReplyDocument(store.reply(session, editor.files, target, mark=editor.mark))
+            editor.streams[session.id] = document
+        elif document.finished:
+            raise bad(f"lspEdit.stream: session {session_id!r} is done; start a new one.")
+        before = editor.reply_targets(document)
+        document.text.append(delta)
+        if done:
+            document.text.finish()
+            document.finished = True
+        document.sync()
+        editor.publish(before | editor.reply_targets(document))
+        changes = editor.reply_changes(document)
+        return {
+            "session": document.reply.session.id,
+            "changes": as_json(changes),
+            "summary": render.proposal_summary(changes),
+        }
+
+    @command("lspEdit.show")
+    async def show(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
+        change = change_of(Arguments("lspEdit.show", raw, ("id",)))
+        return {"location": await _show(editor, change)}
 
     @command("lspEdit.accept")
     async def accept(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
@@ -704,12 +914,26 @@ async def _step(editor: Editor, arguments: Arguments, direction: int) -> dict[st
         chosen = before[-1] if before else queue[-1]
     view = editor.view()
     found = render.change_json(chosen, view)
-    if editor.show_document:
-        buffer = editor.store.buffer_of(chosen.path)
-        selection = render.whole_range(buffer, chosen, view)
-        await editor.server.window_show_document_async(
-            types.ShowDocumentParams(
-                uri=editor.uri_of(chosen.path), take_focus=True, selection=selection
-            )
-        )
+    await _show(editor, chosen)
     return {"change": found}
+
+
+async def _show(editor: Editor, change: PendingChange) -> dict[str, Any] | None:
+    """Where a change is (its lines in the file, or its block when it has none), shown
+    in the editor where the client supports `window/showDocument`."""
+    view = editor.view()
+    if change.hunks or change.reply is None:
+        if change.path == NOWHERE:
+            return None
+        uri = editor.uri_of(change.path)
+        where = render.whole_range(editor.store.buffer_of(change.path), change, view)
+    else:
+        uri = change.reply.uri
+        reply = editor.path_of(uri)
+        document = editor.replies.get(reply) if reply is not None else None
+        where = render.block_range(document.text.buffer if document else None, change, view)
+    if editor.show_document:
+        await editor.server.window_show_document_async(
+            types.ShowDocumentParams(uri=uri, take_focus=True, selection=where)
+        )
+    return {"uri": uri, "range": render.json_range(where)}

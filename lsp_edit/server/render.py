@@ -162,10 +162,10 @@ def change_json(change: PendingChange, view: View) -> dict[str, Any]:
         "session": change.session,
     }
     if change.hunks and change.status in (Status.PENDING, Status.STALE):
-        out["range"] = _json_range(whole_range(buffer, change, view))
+        out["range"] = json_range(whole_range(buffer, change, view))
         out["hunks"] = [
             {
-                "range": _json_range(
+                "range": json_range(
                     lsp_range(buffer, Point(h.start, 0), Point(h.end, 0), view.encoding)
                 ),
                 "newText": _new_text(h, buffer),
@@ -201,7 +201,7 @@ def _new_text(hunk: Hunk, buffer: TrackedBuffer | None) -> str:
     return "".join(line + eol for line in hunk.new)
 
 
-def _json_range(value: types.Range) -> dict[str, Any]:
+def json_range(value: types.Range) -> dict[str, Any]:
     return {
         "start": {"line": value.start.line, "character": value.start.character},
         "end": {"line": value.end.line, "character": value.end.character},
@@ -435,3 +435,125 @@ def review_summary(
 
 def _changes(count: int) -> str:
     return "1 change is" if count == 1 else f"{count} changes are"
+
+
+# --- the reply document ----------------------------------------------------------------
+
+
+def block_range(buffer: TrackedBuffer | None, change: PendingChange, view: View) -> types.Range:
+    """The lines of the reply block a change came from."""
+    assert change.reply is not None
+    span = change.reply.span
+    last = span.end_line - 1
+    width = (
+        len(strip_ending(buffer.raw[last]))
+        if buffer is not None and last < buffer.line_count
+        else 0
+    )
+    return lsp_range(buffer, Point(span.start_line - 1, 0), Point(last, width), view.encoding)
+
+
+def reply_diagnostics(
+    changes: Sequence[PendingChange], view: View, reply: TrackedBuffer
+) -> list[types.Diagnostic]:
+    """A diagnostic on every block of the reply that cannot apply, with the reason."""
+    out: list[types.Diagnostic] = []
+    for change in changes:
+        if change.reply is None or change.status not in (
+            Status.FAILED,
+            Status.STALE,
+            Status.SKIPPED,
+        ):
+            continue
+        if change.code == "already_applied":
+            continue
+        out.append(
+            types.Diagnostic(
+                range=block_range(reply, change, view),
+                message=f"{change.description} was not applied: {change.message}",
+                severity=types.DiagnosticSeverity.Error
+                if change.status is Status.FAILED
+                else types.DiagnosticSeverity.Warning,
+                source=SOURCE,
+                code=public_code(change.code),
+                data={"id": change.id, "reason": change.code},
+            )
+        )
+    return out
+
+
+def where(change: PendingChange, view: View) -> str:
+    """`src/x.py:12`: the file and first line a change is at now."""
+    span = change.line_span()
+    line = f":{span[0] + 1}" if span is not None else ""
+    return f"{change.display or 'the target file'}{line}"
+
+
+def reply_lenses(
+    changes: Sequence[PendingChange], view: View, reply: TrackedBuffer
+) -> list[types.CodeLens]:
+    """On every block of the reply: its state, and what can be done with it."""
+    lenses: list[types.CodeLens] = []
+    for change in changes:
+        if change.reply is None:
+            continue
+        line = change.reply.span.start_line - 1
+        at = types.Range(
+            start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)
+        )
+        for title, command in _block_actions(change, view):
+            lenses.append(
+                types.CodeLens(
+                    range=at,
+                    command=types.Command(
+                        title=title, command=command, arguments=[{"id": change.id}]
+                    ),
+                )
+            )
+    return lenses
+
+
+def _block_actions(change: PendingChange, view: View) -> list[tuple[str, str]]:
+    if change.status is Status.PENDING:
+        return [
+            (f"pending in {where(change, view)}", "lspEdit.show"),
+            ("Accept", "lspEdit.accept"),
+            ("Reject", "lspEdit.reject"),
+            ("Go to change", "lspEdit.show"),
+        ]
+    if change.status is Status.APPLIED:
+        return [("applied", "lspEdit.show"), ("Go to change", "lspEdit.show")]
+    if change.status is Status.REJECTED:
+        return [("rejected", "lspEdit.show"), ("Restore", "lspEdit.restore")]
+    if change.status is Status.STALE:
+        return [(f"stale: {_short(change.message)}", "lspEdit.show"), ("Reject", "lspEdit.reject")]
+    if change.code == "already_applied":
+        return [("already in the file", "lspEdit.show")]
+    return [(f"not applied: {_short(change.message)}", "lspEdit.show")]
+
+
+def _short(message: str | None, limit: int = 80) -> str:
+    text = (message or "").split("\n", 1)[0]
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def reply_symbols(
+    changes: Sequence[PendingChange], view: View, reply: TrackedBuffer
+) -> list[types.DocumentSymbol]:
+    """The reply's outline: the list of proposed changes."""
+    out: list[types.DocumentSymbol] = []
+    for change in changes:
+        if change.reply is None:
+            continue
+        whole = block_range(reply, change, view)
+        first = types.Range(start=whole.start, end=whole.start)
+        out.append(
+            types.DocumentSymbol(
+                name=change.description,
+                detail=f"{change.status.value} · {where(change, view)}",
+                kind=types.SymbolKind.Event,
+                range=whole,
+                selection_range=first,
+            )
+        )
+    return out

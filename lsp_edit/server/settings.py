@@ -17,6 +17,9 @@ class Settings:
     mode: str = "auto"
     reply_globs: tuple[str, ...] = ("**/*.llm.md",)
     pending_severity: str = "information"
+    # Where blocks of a reply document that name no file go (a file URI, or a path in
+    # the first workspace folder); None: the source document opened or edited last.
+    uri: str | None = None
 
 
 def read_settings(value: object, current: Settings) -> tuple[Settings, list[str]]:
@@ -51,10 +54,15 @@ def read_settings(value: object, current: Settings) -> tuple[Settings, list[str]
                     f"lspEdit.pendingSeverity must be one of {', '.join(SEVERITIES)}; "
                     f"got {_shown(raw)}."
                 )
+        elif key == "uri":
+            if raw is None or (isinstance(raw, str) and raw):
+                settings = replace(settings, uri=raw)
+            else:
+                problems.append(f"lspEdit.uri must be a file URI or a path; got {_shown(raw)}.")
         else:
             problems.append(
-                f"Unknown setting lspEdit.{key}; the settings are mode, replyGlobs and "
-                "pendingSeverity."
+                f"Unknown setting lspEdit.{key}; the settings are mode, replyGlobs, "
+                "pendingSeverity and uri."
             )
     return settings, problems
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -36,6 +36,7 @@ from lsp_edit.blocks.model import (
     ParseProblem,
     ReplyItem,
     ReplySpan,
+    ShellSuggestion,
 )
 from lsp_edit.changes import Change, FileSource, Planner, Session, Status
 from lsp_edit.positions import Point
@@ -197,83 +198,24 @@ class Store:
         items: Sequence[ReplyItem],
         files: FileSource,
         default_target: Path | None = None,
-        reply: ReplyBlock | None = None,
     ) -> list[PendingChange]:
-        """Places a reply's blocks in order, as `lsp-edit apply` does, and keeps each
-        as a change of the buffers as they are."""
-        if default_target is not None:
-            session.default_target = str(default_target)
-        planner = Planner(files, session.mode, default_target=session.default_target, ids=self._ids)
-        made: list[Change] = []
-        blocks: dict[str, EditBlock | ParseProblem] = {}
-        for item in items:
-            for change in planner.add([item]):
-                made.append(change)
-                blocks[change.id] = item  # type: ignore[assignment]
-        bases: dict[str, tuple[Path, Text | None]] = {
-            name: (_real(outcome.ref.absolute), outcome.before)
-            for name, outcome in planner.plan.files.items()
-        }
-        for change in made:
-            if change.file and change.file not in bases:
-                ref = files.locate(change.file, allow_tail_match=False)
-                if isinstance(ref, FileRef):
-                    bases[change.file] = (_real(ref.absolute), None)
-        destinations: dict[str, Path] = {}
-        for change in made:
-            moved = planner.plan.files.get(change.file) if change.file else None
-            if moved is not None and moved.moved_to in bases:
-                destinations[change.id] = bases[moved.moved_to][0]
-        return self._take(session, made, bases, blocks, reply, destinations, default_target)
+        """Places a whole reply's blocks in order, as `lsp-edit apply` does, and keeps
+        each as a change of the buffers as they are."""
+        return self.reply(session, files, default_target).add(items)
 
-    def _take(
+    def reply(
         self,
         session: EditSession,
-        made: Sequence[Change],
-        bases: dict[str, tuple[Path, Text | None]],
-        items: dict[str, EditBlock | ParseProblem],
-        reply: ReplyBlock | None,
-        destinations: dict[str, Path],
-        default_target: Path | None,
-    ) -> list[PendingChange]:
-        """Takes the changes a planner made for one reply.
-
-        `bases` maps each file the planner read (by its display path) to its
-        absolute path and the text the planner read; `items` maps change ids to
-        their blocks. Changes that placed are composed per file onto that text. A
-        failure that names no file is shown on the default target.
-        """
-        self._withdraw_failures(session.id, [c.file for c in made])
-        for path, text in bases.values():
-            if text is not None and path in self.buffers:
-                # The planner read the buffer as it is; changes tracked there follow it.
-                self.replaced(path, text)
-        composers: dict[str, Composer] = {}
-        added: list[PendingChange] = []
-        for change in made:
-            block = items.get(change.id)
-            base = bases.get(change.file) if change.file else None
-            path = base[0] if base else (default_target or NOWHERE)
-            pending = PendingChange(
-                id=change.id,
-                session=session.id,
-                path=path,
-                display=change.file or "",
-                description=change.description,
-                status=change.status,
-                block=block,
-                reply=reply,
-                message=change.message,
-                detail=change.detail,
-                code=change.code,
-                notes=change.notes,
-            )
-            if change.status is Status.APPLIED and base is not None:
-                pending.status = Status.PENDING
-                self._place_first(pending, change, base[1], composers, destinations)
-            added.append(pending)
-            self._add(pending)
-        return added
+        files: FileSource,
+        default_target: Path | None = None,
+        *,
+        document: str | None = None,
+        mark: Callable[[Path], object] = lambda path: None,
+    ) -> Reply:
+        """A reply whose blocks arrive over time (a reply document, a stream)."""
+        if default_target is not None:
+            session.default_target = str(default_target)
+        return Reply(self, session, files, document, mark)
 
     def _add(self, change: PendingChange) -> None:
         self.changes[change.id] = change
@@ -283,43 +225,35 @@ class Store:
         del self.changes[change.id]
         del self._by_path[change.path][change.id]
 
-    def _place_first(
-        self,
-        pending: PendingChange,
-        change: Change,
-        base: Text | None,
-        composers: dict[str, Composer],
-        destinations: dict[str, Path],
-    ) -> None:
-        block = pending.block
-        if isinstance(block, CreateFile):
-            pending.kind = ChangeKind.CREATE
-        elif isinstance(block, DeleteFile):
-            pending.kind = ChangeKind.DELETE
-        elif isinstance(block, AnchoredEdit) and block.move_to and change.id in destinations:
-            pending.kind = ChangeKind.MOVE
-            pending.move_to = destinations[change.id]
-        lines = base.lines if base is not None else []
-        composer = composers.get(pending.display)
-        if composer is None:
-            composer = composers[pending.display] = Composer(lines)
-        placement = composer.add(pending.id, change.edits)
-        pending.hunks = [
-            Hunk(h.start, h.end, tuple(lines[h.start : h.end]), h.new) for h in placement.hunks
-        ]
-        pending.depends_on = list(placement.depends_on)
-        if base is not None and pending.path not in self.buffers:
-            self.buffers[pending.path] = TrackedBuffer.of(base)
+    def _move(self, change: PendingChange, path: Path) -> None:
+        if change.path != path:
+            del self._by_path[change.path][change.id]
+            change.path = path
+            self._by_path.setdefault(path, {})[change.id] = change
 
-    def _withdraw_failures(self, session: str, files: Iterable[str | None]) -> None:
-        """A new reply in a session replaces that session's failures for its files:
-        they were the LLM's earlier attempts."""
-        again = {f for f in files if f}
+    def _track(self, path: Path, text: Text) -> None:
+        """Follows a buffer from the text a planner read of it."""
+        if path in self.buffers:
+            # The planner read the buffer as it is; changes tracked there follow it.
+            self.replaced(path, text)
+        else:
+            self.buffers[path] = TrackedBuffer.of(text)
+
+    def _withdraw_failures(
+        self, session: str, document: str | None, items: Sequence[ReplyItem]
+    ) -> None:
+        """A new reply in a session replaces that session's failures for the files it
+        names: they were the LLM's earlier attempts. (A reply document keeps its own
+        failures: they are its blocks.)"""
+        if document is not None:
+            return
+        again = {path for item in items if (path := getattr(item, "path", None))}
         for change in list(self.changes.values()):
             if (
                 change.session == session
+                and change.reply is None
                 and change.status in (Status.FAILED, Status.SKIPPED)
-                and change.display in again
+                and (change.display in again or not change.display)
             ):
                 self._remove(change)
 
@@ -635,6 +569,238 @@ class Store:
         change.status = Status.STALE
         change.code = "stale"
         change.message = why
+
+
+class _Ids:
+    """Change ids for a planner: the ones queued (a change placed again keeps its
+    id), else new ones."""
+
+    def __init__(self, fresh: Iterator[str]) -> None:
+        self.fresh = fresh
+        self.queued: list[str] = []
+
+    def __iter__(self) -> _Ids:
+        return self
+
+    def __next__(self) -> str:
+        return self.queued.pop(0) if self.queued else next(self.fresh)
+
+
+class Reply:
+    """One reply's blocks, placed in order, each on the result of the ones before,
+    as `lsp-edit apply` places them; each kept as a change of the buffers as they
+    are.
+
+    Blocks may arrive over time. When a buffer the reply was placed against changed
+    since (the user typed, or accepted one of its changes), or a block was edited or
+    withdrawn, its pending changes are placed again, in order, keeping their ids.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        session: EditSession,
+        files: FileSource,
+        document: str | None,
+        mark: Callable[[Path], object],
+    ) -> None:
+        self.store = store
+        self.session = session
+        self.files = files
+        self.document = document
+        self._mark = mark
+        self.change_ids: list[str] = []
+        self._ids = _Ids(store.ids)
+        self._begin()
+
+    def _begin(self) -> None:
+        self._planner = Planner(
+            self.files,
+            self.session.mode,
+            default_target=self.session.default_target,
+            ids=self._ids,
+        )
+        self._composers: dict[str, Composer] = {}
+        self._marks: dict[Path, object] = {}
+        self._decided = {
+            i for i in self.change_ids if (c := self.store.changes.get(i)) and not c.pending
+        }
+
+    # --- what arrives -------------------------------------------------------------------
+
+    def add(self, items: Sequence[ReplyItem]) -> list[PendingChange]:
+        """New blocks, after the ones so far."""
+        self.store._withdraw_failures(self.session.id, self.document, items)
+        if self._moved_on():
+            self._place_all_again()
+        added: list[PendingChange] = []
+        for item in items:
+            for change in self._planner.add([item]):
+                pending = self._new_change(change, item)
+                self.change_ids.append(pending.id)
+                added.append(pending)
+        return added
+
+    def edit(self, change_id: str, item: EditBlock | ParseProblem) -> PendingChange | None:
+        """The block of a change was edited in the reply: the change follows, unless
+        the user decided it already."""
+        change = self.store.changes.get(change_id)
+        if change is None:
+            return None
+        change.block = item
+        if change.reply is not None:
+            change.reply = ReplyBlock(change.reply.uri, item.span)
+        if change.status in (Status.APPLIED, Status.REJECTED):
+            return change
+        self._place_all_again(also=change_id)
+        return change
+
+    def reorder(self, change_ids: Sequence[str]) -> None:
+        """The reply's blocks in their reply order, after one was added before the
+        end: they are placed again in that order."""
+        self.change_ids = list(change_ids)
+        self._place_all_again()
+
+    def set_default_target(self, target: str) -> None:
+        """The file blocks that name none go to (taken when the first one arrives)."""
+        self.session.default_target = target
+        self._planner.default_target = target
+
+    def move(self, change_id: str, span: ReplySpan) -> None:
+        """The block is unchanged but sits elsewhere in the reply now."""
+        change = self.store.changes.get(change_id)
+        if change is not None and change.reply is not None:
+            change.reply = ReplyBlock(change.reply.uri, span)
+
+    def withdraw(self, change_id: str) -> PendingChange | None:
+        """The block was deleted from the reply: its change goes, unless decided."""
+        change = self.store.changes.get(change_id)
+        if change_id in self.change_ids:
+            self.change_ids.remove(change_id)
+        if change is None or change.status in (Status.APPLIED, Status.REJECTED):
+            return None
+        was_pending = change.pending
+        self.store._remove(change)
+        if was_pending:
+            self._place_all_again()
+        return change
+
+    # --- placing ----------------------------------------------------------------------------
+
+    def _moved_on(self) -> bool:
+        """Whether a file this reply read changed since, or one of its changes was
+        decided: what the planner holds then no longer matches the buffers."""
+        if any(self._mark(path) != mark for path, mark in self._marks.items()):
+            return True
+        return any(
+            (c := self.store.changes.get(i)) is not None and not c.pending
+            for i in self.change_ids
+            if i not in self._decided
+        )
+
+    def _place_all_again(self, *, also: str | None = None) -> None:
+        """Places the reply's pending changes again, in order, against the buffers as
+        they are; each keeps its id. One that no longer places is stale."""
+        self._begin()
+        for change_id in self.change_ids:
+            change = self.store.changes.get(change_id)
+            if change is None or change.block is None:
+                continue
+            if not (change.pending or change_id == also):
+                continue
+            self._ids.queued.append(change_id)
+            made = self._planner.add([change.block])
+            self._ids.queued.clear()
+            if not made:
+                continue
+            if made[0].status is Status.APPLIED:
+                self._place(change, made[0])
+            elif change_id == also:
+                _take_outcome(change, made[0])
+            else:
+                self.store._mark_stale(
+                    change, f"Placed again after its file changed, it fails: {made[0].message}"
+                )
+        self._decided = {
+            i for i in self.change_ids if (c := self.store.changes.get(i)) and not c.pending
+        }
+
+    def _new_change(self, change: Change, item: ReplyItem) -> PendingChange:
+        block = item if not isinstance(item, ShellSuggestion) else None
+        pending = PendingChange(
+            id=change.id,
+            session=self.session.id,
+            path=self._path_of(change.file),
+            display=change.file or "",
+            description=change.description,
+            status=change.status,
+            block=block,
+            reply=ReplyBlock(self.document, item.span) if self.document else None,
+        )
+        _take_outcome(pending, change)
+        self.store._add(pending)
+        if change.status is Status.APPLIED:
+            self._place(pending, change)
+        return pending
+
+    def _place(self, pending: PendingChange, change: Change) -> None:
+        """A placed block as hunks of the buffer the planner read."""
+        assert change.file is not None
+        outcome = self._planner.plan.files[change.file]
+        path = _real(outcome.ref.absolute)
+        self.store._move(pending, path)
+        pending.display = change.file
+        pending.status = Status.PENDING
+        pending.description = change.description
+        pending.notes = change.notes
+        pending.message = pending.code = None
+        pending.final_newline = None
+        if path not in self._marks:
+            self._marks[path] = self._mark(path)
+        pending.kind, pending.move_to = self._kind_of(pending.block, outcome.moved_to)
+        base = outcome.before
+        lines = base.lines if base is not None else []
+        composer = self._composers.get(change.file)
+        if composer is None:
+            composer = self._composers[change.file] = Composer(lines)
+        placement = composer.add(pending.id, change.edits)
+        pending.hunks = [
+            Hunk(h.start, h.end, tuple(lines[h.start : h.end]), h.new) for h in placement.hunks
+        ]
+        pending.depends_on = list(placement.depends_on)
+        if base is not None:
+            self.store._track(path, base)
+
+    def _kind_of(
+        self, block: EditBlock | ParseProblem | None, moved_to: str | None
+    ) -> tuple[ChangeKind, Path | None]:
+        if isinstance(block, CreateFile):
+            return ChangeKind.CREATE, None
+        if isinstance(block, DeleteFile):
+            return ChangeKind.DELETE, None
+        if moved_to is not None and isinstance(block, AnchoredEdit) and block.move_to:
+            return ChangeKind.MOVE, _real(self._planner.plan.files[moved_to].ref.absolute)
+        return ChangeKind.EDIT, None
+
+    def _path_of(self, written: str | None) -> Path:
+        if written:
+            ref = self.files.locate(written, allow_tail_match=False)
+            if isinstance(ref, FileRef):
+                return _real(ref.absolute)
+        default = self.session.default_target
+        return Path(default) if default else NOWHERE
+
+
+def _take_outcome(pending: PendingChange, change: Change) -> None:
+    """A block's outcome that is not a placement: a failure, or already applied."""
+    pending.status = change.status
+    pending.description = change.description
+    pending.message = change.message
+    pending.detail = change.detail
+    pending.code = change.code
+    pending.notes = change.notes
+    pending.hunks = []
+    pending.depends_on = []
 
 
 def _place_block(change: PendingChange, text: Text) -> tuple[LineEdit, ...] | str:

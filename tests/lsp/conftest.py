@@ -46,6 +46,14 @@ async def client(
     def on_lens_refresh(params: None) -> None:
         return None
 
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def on_register(params: types.RegistrationParams) -> None:
+        editor.registrations.extend(params.registrations)
+
+    @lsp_client.feature(types.WORKSPACE_TEXT_DOCUMENT_CONTENT_REFRESH)
+    def on_content_refresh(params: types.TextDocumentContentRefreshParams) -> None:
+        return None
+
     settings = request.node.get_closest_marker("settings")
     result = await lsp_client.initialize_session(
         types.InitializeParams(

@@ -63,6 +63,7 @@ class Editor:
     encoding: str = "utf-16"  # as the server negotiated it
     refuse_next_edits: int = 0  # answer the next applyEdit(s) with applied: false
     applied_edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
+    registrations: list[types.Registration] = field(default_factory=list)
 
     def uri(self, relative: str) -> str:
         return (self.root / relative).as_uri()
@@ -119,6 +120,12 @@ class Editor:
         """Types `text` at a position (LSP units), as one incremental change."""
         position = types.Position(line=line, character=character)
         self.replace(relative, types.Range(start=position, end=position), text)
+
+    def append(self, relative: str, text: str) -> None:
+        """Types `text` at the end of the document (a chat streaming into it)."""
+        document = self.documents[self.uri(relative)]
+        end = position_of(document.text, len(document.text), self.encoding)
+        self.replace(relative, types.Range(start=end, end=end), text)
 
     def replace(self, relative: str, where: types.Range, text: str) -> None:
         uri = self.uri(relative)
