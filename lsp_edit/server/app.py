@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
@@ -842,9 +843,7 @@ async def _accept(editor: Editor, change: PendingChange) -> dict[str, Any]:
         except CannotEdit as error:
             return {"id": change.id, "status": change.status.value, "message": str(error)}
         label = f"lsp-edit: {change.description}"
-        result = await editor.server.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=edit, label=label)
-        )
+        result = await _apply_edit(editor, types.ApplyWorkspaceEditParams(edit=edit, label=label))
         if result.applied:
             store.mark_applied(acceptance.changes)
             editor.publish({c.path for c in acceptance.changes})
@@ -862,6 +861,17 @@ async def _accept(editor: Editor, change: PendingChange) -> dict[str, Any]:
     return {"id": change.id, "status": change.status.value, "message": change.message}
 
 
+async def _apply_edit(
+    editor: Editor, params: types.ApplyWorkspaceEditParams
+) -> types.ApplyWorkspaceEditResult:
+    """`workspace/applyEdit`. Some clients refuse with an error instead of `applied:
+    false` (Emacs 28's eglot, when the buffer's version moved): the same refusal."""
+    try:
+        return await editor.server.workspace_apply_edit_async(params)
+    except JsonRpcException as error:
+        return types.ApplyWorkspaceEditResult(applied=False, failure_reason=error.message)
+
+
 async def _accept_many(editor: Editor, changes: Sequence[PendingChange]) -> dict[str, Any]:
     store = editor.store
     if not changes:
@@ -877,9 +887,7 @@ async def _accept_many(editor: Editor, changes: Sequence[PendingChange]) -> dict
             "message": str(error),
         }
     label = f"lsp-edit: accept {len(acceptance.changes)} changes"
-    result = await editor.server.workspace_apply_edit_async(
-        types.ApplyWorkspaceEditParams(edit=edit, label=label)
-    )
+    result = await _apply_edit(editor, types.ApplyWorkspaceEditParams(edit=edit, label=label))
     out: dict[str, Any] = {}
     if result.applied:
         store.mark_applied(acceptance.changes)

@@ -62,6 +62,7 @@ class Editor:
     documents: dict[str, Document] = field(default_factory=dict)
     encoding: str = "utf-16"  # as the server negotiated it
     refuse_next_edits: int = 0  # answer the next applyEdit(s) with applied: false
+    error_next_edits: int = 0  # answer the next applyEdit(s) with an error, as eglot 1.9 does
     applied_edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
     registrations: list[types.Registration] = field(default_factory=list)
 
@@ -167,6 +168,9 @@ class Editor:
     ) -> types.ApplyWorkspaceEditResult:
         """`workspace/applyEdit`, all or nothing, refusing a stale version."""
         self.applied_edits.append(params)
+        if self.error_next_edits:
+            self.error_next_edits -= 1
+            raise ValueError("Edits on 'cart.py' require version 1, you have 2")
         if self.refuse_next_edits:
             self.refuse_next_edits -= 1
             return types.ApplyWorkspaceEditResult(applied=False, failure_reason="refused by test")
