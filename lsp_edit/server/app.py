@@ -8,11 +8,11 @@ Nothing here blocks the event loop: the only waits are on the client
 from __future__ import annotations
 
 import asyncio
-import functools
-import inspect
 import logging
 import os
+import time
 from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from lsp_edit.positions import LspPosition, Point, PositionEncoding, lsp_to_poin
 from lsp_edit.server import render
 from lsp_edit.server.edits import CannotEdit, EditSupport, WorkspaceEdits
 from lsp_edit.server.files import EditorFiles
+from lsp_edit.server.hunks import TrackedBuffer
 from lsp_edit.server.params import Arguments, bad
 from lsp_edit.server.replies import ReplyDocument, matches_any
 from lsp_edit.server.settings import MODES, Settings, read_settings
@@ -45,7 +46,6 @@ from lsp_edit.symbols import index_symbols, language_for
 from lsp_edit.text import LineEdit, Text, strip_ending
 
 log = logging.getLogger(__name__)
-Handler = Callable[..., Any]
 
 PROPOSED_SCHEME = "lsp-edit-proposed"
 
@@ -75,6 +75,40 @@ class _Protocol(LanguageServerProtocol):
         result.capabilities.workspace = workspace
         return result
 
+    # lsp-edit keeps its own copy of each open document's lines, edited in place:
+    # pygls' own copy splits the whole text again on every change, which makes a
+    # reply streamed into a document quadratic.
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(
+        self, params: types.DidOpenTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(
+        self, params: types.DidCloseTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+
+@dataclass
+class OpenDocument:
+    """A document the editor has open: the URI it uses, its version, its lines."""
+
+    uri: str
+    version: int
+    buffer: TrackedBuffer
+
 
 class Editor:
     """What the handlers share: the store, the settings and the editor's documents."""
@@ -85,7 +119,8 @@ class Editor:
         self.settings = Settings()
         self.roots: list[Path] = []
         self.files = EditorFiles([], self.open_text)
-        self.opened: dict[Path, str] = {}  # path -> the URI the client uses for it
+        self.opened: dict[Path, OpenDocument] = {}
+        self._paths: dict[str, Path | None] = {}  # URI -> real path, once looked up
         self.edits = WorkspaceEdits(EditSupport(False, False, False, False), PositionEncoding.UTF16)
         self.encoding = PositionEncoding.UTF16
         self.llm_tag = False
@@ -100,29 +135,35 @@ class Editor:
         self._published: set[Path] = set()
         self._dirty: set[Path] = set()
         self._flush: asyncio.TimerHandle | None = None
+        self._last_publish = 0.0
+        self._publish_cost = 0.0
 
     # --- the editor's documents -------------------------------------------------
 
     def path_of(self, uri: str) -> Path | None:
-        if not uri.startswith("file:"):
-            return None
-        fs_path = to_fs_path(uri)
-        return Path(os.path.realpath(fs_path)) if fs_path else None
+        if uri in self._paths:
+            return self._paths[uri]
+        path = None
+        if uri.startswith("file:") and (fs_path := to_fs_path(uri)):
+            path = Path(os.path.realpath(fs_path))
+        if len(self._paths) > 10_000:
+            self._paths.clear()
+        self._paths[uri] = path
+        return path
 
     def uri_of(self, path: Path) -> str:
-        return self.opened.get(path) or from_fs_path(str(path)) or path.as_uri()
+        document = self.opened.get(path)
+        if document is not None:
+            return document.uri
+        return from_fs_path(str(path)) or path.as_uri()
 
     def open_text(self, path: Path) -> Text | None:
-        uri = self.opened.get(path)
-        if uri is None:
-            return None
-        return Text.from_string(self.server.workspace.get_text_document(uri).source)
+        document = self.opened.get(path)
+        return document.buffer.text() if document is not None else None
 
     def version_of(self, path: Path) -> int | None:
-        uri = self.opened.get(path)
-        if uri is None:
-            return None
-        return self.server.workspace.get_text_document(uri).version
+        document = self.opened.get(path)
+        return document.version if document is not None else None
 
     def view(self) -> render.View:
         return render.View(
@@ -179,14 +220,28 @@ class Editor:
         if self._flush is None:
             self._flush = asyncio.get_running_loop().call_later(_PUBLISH_DELAY, self._publish_dirty)
 
+    def publish_promptly(self, paths: set[Path]) -> None:
+        """Publishes now, unless the last publication was so recent that a burst is
+        under way (a reply streaming in): then at most every few times what one costs."""
+        self._dirty |= paths
+        if self._flush is not None:
+            return
+        wait = self._last_publish + max(_PUBLISH_DELAY, 8 * self._publish_cost) - time.monotonic()
+        if wait <= 0:
+            self._publish_dirty()
+        else:
+            self._flush = asyncio.get_running_loop().call_later(wait, self._publish_dirty)
+
     def _publish_dirty(self) -> None:
         self._flush = None
         dirty, self._dirty = self._dirty, set()
+        start = time.monotonic()
         self.publish(dirty)
+        self._last_publish = time.monotonic()
+        self._publish_cost = self._last_publish - start
 
     def publish_pending(self) -> None:
-        """Publishes what typing moved now, before answering a request: whatever the
-        client asks next, it has seen where the changes are."""
+        """Publishes what typing moved now, rather than after the pause."""
         if self._flush is not None:
             self._flush.cancel()
             self._publish_dirty()
@@ -212,16 +267,14 @@ class Editor:
     def read_reply(self, path: Path, document: ReplyDocument, change: Callable[[], None]) -> None:
         """Applies a change to a reply's text, brings its changes in line, and shows
         them (the reply document and every file its changes are in)."""
-        before = self.reply_targets(document)
         change()
         if document.reply.session.default_target is None:
             target = self.default_target()
             if target is not None:
                 document.reply.set_default_target(str(target))
-        document.sync()
-        after = self.reply_targets(document)
-        for target in before | after | {path}:
-            self.publish_soon(target)
+        touched = document.sync()
+        if touched is not None:
+            self.publish_promptly(touched | {path})
 
     def read_reply_from_disk(self, path: Path) -> None:
         """A reply file another program wrote, while the editor does not have it open."""
@@ -253,9 +306,9 @@ class Editor:
 
     def mark(self, path: Path) -> object:
         """What says whether a file changed since a reply read it."""
-        uri = self.opened.get(path)
-        if uri is not None:
-            return ("open", self.server.workspace.get_text_document(uri).version)
+        document = self.opened.get(path)
+        if document is not None:
+            return ("open", document.version)
         try:
             status = path.stat()
         except OSError:
@@ -388,42 +441,47 @@ def _warn(server: LanguageServer, message: str) -> None:
 def _register_documents(server: LanguageServer, editor: Editor) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        path = editor.path_of(params.text_document.uri)
+        item = params.text_document
+        path = editor.path_of(item.uri)
         if path is None:
             return
-        editor.opened[path] = params.text_document.uri
         if editor.is_reply(path):
-            document = editor.reply_document(path)
-            editor.read_reply(
-                path, document, lambda: document.text.replace_all(params.text_document.text)
-            )
+            reply = editor.reply_document(path)
+            editor.opened[path] = OpenDocument(item.uri, item.version, reply.text.buffer)
+            editor.read_reply(path, reply, lambda: reply.text.replace_all(item.text))
             return
+        opened = Text.from_string(item.text)
+        editor.opened[path] = OpenDocument(item.uri, item.version, TrackedBuffer.of(opened))
         editor.last_source = path
-        opened = Text.from_string(params.text_document.text)
         if editor.store.replaced(path, opened) or editor.store.in_file(path):
             editor.publish([path])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
         path = editor.path_of(params.text_document.uri)
-        if path is None:
+        opened = editor.opened.get(path) if path is not None else None
+        if path is None or opened is None:
             return
-        document = editor.replies.get(path)
-        if document is not None:
-            editor.read_reply(path, document, lambda: _edit_reply(editor, document, params))
+        opened.version = params.text_document.version
+        reply = editor.replies.get(path)
+        if reply is not None:
+            editor.read_reply(path, reply, lambda: _edit_reply(editor, reply, params))
             return
         editor.last_source = path
-        buffer = editor.store.buffer_of(path)
-        if buffer is None:
-            return
+        tracked = editor.store.buffer_of(path) is not None
         moved = False
         for change in params.content_changes:
             if isinstance(change, types.TextDocumentContentChangePartial):
-                start = _point(buffer.raw, change.range.start, editor.encoding)
-                end = _point(buffer.raw, change.range.end, editor.encoding)
-                moved |= editor.store.edited(path, start, end, change.text)
+                start = _point(opened.buffer.raw, change.range.start, editor.encoding)
+                end = _point(opened.buffer.raw, change.range.end, editor.encoding)
+                opened.buffer.edit(start, end, change.text)
+                if tracked:
+                    moved |= editor.store.edited(path, start, end, change.text)
             else:
-                moved |= editor.store.replaced(path, Text.from_string(change.text))
+                whole = Text.from_string(change.text)
+                opened.buffer = TrackedBuffer.of(whole)
+                if tracked:
+                    moved |= editor.store.replaced(path, whole)
         if moved:
             editor.publish_soon(path)
 
@@ -485,7 +543,6 @@ def _register_views(server: LanguageServer, editor: Editor) -> None:
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
     def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
-        editor.publish_pending()
         path = editor.path_of(params.text_document.uri)
         if path is None:
             return None
@@ -525,7 +582,6 @@ def _register_views(server: LanguageServer, editor: Editor) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(params: types.CodeLensParams) -> list[types.CodeLens] | None:
-        editor.publish_pending()
         path = editor.path_of(params.text_document.uri)
         if path is None:
             return None
@@ -598,28 +654,6 @@ def _workspace_edit(editor: Editor, acceptance: Acceptance) -> types.WorkspaceEd
 def _register_commands(server: LanguageServer, editor: Editor) -> None:
     store = editor.store
 
-    def command(name: str) -> Callable[[Handler], Handler]:
-        def register(handler: Handler) -> Handler:
-            if inspect.iscoroutinefunction(handler):
-
-                @functools.wraps(handler)
-                async def run_async(ls: LanguageServer, *raw: Any) -> Any:
-                    editor.publish_pending()
-                    return await handler(ls, *raw)
-
-                server.command(name)(run_async)
-            else:
-
-                @functools.wraps(handler)
-                def run(ls: LanguageServer, *raw: Any) -> Any:
-                    editor.publish_pending()
-                    return handler(ls, *raw)
-
-                server.command(name)(run)
-            return handler
-
-        return register
-
     def change_of(arguments: Arguments) -> PendingChange:
         change_id = arguments.required_text("id")
         change = store.get(change_id)
@@ -640,7 +674,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         view = editor.view()
         return [render.change_json(c, view) for c in changes]
 
-    @command("lspEdit.propose")
+    @server.command("lspEdit.propose")
     def propose(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments(
             "lspEdit.propose", raw, ("response", "uri", "session", "mode", "operations")
@@ -667,7 +701,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
             "summary": render.proposal_summary(added),
         }
 
-    @command("lspEdit.stream")
+    @server.command("lspEdit.stream")
     def stream(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.stream", raw, ("session", "delta", "done", "uri", "mode"))
         delta = arguments.text("delta") or ""
@@ -686,13 +720,13 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
             editor.streams[session.id] = document
         elif document.finished:
             raise bad(f"lspEdit.stream: session {session_id!r} is done; start a new one.")
-        before = editor.reply_targets(document)
         document.text.append(delta)
         if done:
             document.text.finish()
             document.finished = True
-        document.sync()
-        editor.publish(before | editor.reply_targets(document))
+        touched = document.sync()
+        if touched:
+            editor.publish(touched)
         changes = editor.reply_changes(document)
         return {
             "session": document.reply.session.id,
@@ -700,18 +734,18 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
             "summary": render.proposal_summary(changes),
         }
 
-    @command("lspEdit.show")
+    @server.command("lspEdit.show")
     async def show(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         change = change_of(Arguments("lspEdit.show", raw, ("id",)))
         return {"location": await _show(editor, change)}
 
-    @command("lspEdit.accept")
+    @server.command("lspEdit.accept")
     async def accept(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.accept", raw, ("id",))
         change = change_of(arguments)
         return await _accept(editor, change)
 
-    @command("lspEdit.reject")
+    @server.command("lspEdit.reject")
     def reject(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.reject", raw, ("id",))
         change = change_of(arguments)
@@ -719,7 +753,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         editor.publish({c.path for c in affected})
         return {"id": change.id, "status": change.status.value}
 
-    @command("lspEdit.restore")
+    @server.command("lspEdit.restore")
     def restore(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.restore", raw, ("id",))
         change_id = arguments.text("id")
@@ -734,33 +768,30 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         editor.publish([change.path])
         return {"id": change.id, "status": change.status.value, **_message(change)}
 
-    @command("lspEdit.acceptAll")
+    @server.command("lspEdit.acceptAll")
     async def accept_all(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.acceptAll", raw, ("session", "uri"))
         chosen = store.select(session=arguments.text("session"), path=path_argument(arguments))
         return await _accept_many(editor, [c for c in chosen if c.pending])
 
-    @command("lspEdit.rejectAll")
+    @server.command("lspEdit.rejectAll")
     def reject_all(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.rejectAll", raw, ("session", "uri"))
         chosen = store.select(session=arguments.text("session"), path=path_argument(arguments))
-        touched: set[Path] = set()
-        decided = []
-        for change in chosen:
-            if change.status in (Status.PENDING, Status.STALE, Status.FAILED, Status.SKIPPED):
-                for affected in store.reject(change.id):
-                    touched.add(affected.path)
-                decided.append(change)
-        editor.publish(touched)
+        open_ones = (Status.PENDING, Status.STALE, Status.FAILED, Status.SKIPPED)
+        decided = [change for change in chosen if change.status in open_ones]
+        editor.publish({change.path for change in store.reject_all(decided)})
         return {"changes": [{"id": c.id, "status": c.status.value} for c in decided]}
 
-    @command("lspEdit.list")
+    @server.command("lspEdit.list")
     def list_changes(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.list", raw, ("session", "uri"))
+        # What typing moved is published first, so the list and the diagnostics agree.
+        editor.publish_pending()
         chosen = store.select(session=arguments.text("session"), path=path_argument(arguments))
         return {"changes": as_json(chosen)}
 
-    @command("lspEdit.summary")
+    @server.command("lspEdit.summary")
     def summary(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.summary", raw, ("session",))
         session = arguments.required_text("session")
@@ -769,7 +800,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         changes = store.select(session=session)
         return {"text": render.review_summary(changes, editor.store.buffer_of)}
 
-    @command("lspEdit.instructions")
+    @server.command("lspEdit.instructions")
     def instructions_text(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.instructions", raw, ("mode",))
         mode = arguments.text("mode") or "ast_path"
@@ -778,7 +809,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         except ValueError as error:
             raise bad(f"lspEdit.instructions: {error}") from None
 
-    @command("lspEdit.symbols")
+    @server.command("lspEdit.symbols")
     def symbols(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.symbols", raw, ("uri",))
         path = path_argument(arguments)
@@ -806,15 +837,15 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
             ]
         }
 
-    @command("lspEdit.next")
+    @server.command("lspEdit.next")
     async def next_change(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         return await _step(editor, Arguments("lspEdit.next", raw, ("uri", "position")), 1)
 
-    @command("lspEdit.previous")
+    @server.command("lspEdit.previous")
     async def previous_change(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         return await _step(editor, Arguments("lspEdit.previous", raw, ("uri", "position")), -1)
 
-    @command("lspEdit.proposed")
+    @server.command("lspEdit.proposed")
     def proposed(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
         arguments = Arguments("lspEdit.proposed", raw, ("uri",))
         path = path_argument(arguments)

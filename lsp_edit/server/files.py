@@ -23,11 +23,14 @@ class EditorFiles:
         self.workspaces = [Workspace(root) for root in roots]
         self._open_text = open_text
         self._names = _folder_names([w.root for w in self.workspaces])
+        self._prefixes = [str(w.root).rstrip(os.sep) + os.sep for w in self.workspaces]
 
     def workspace_of(self, path: Path) -> Workspace | None:
-        real = Path(os.path.realpath(path))
-        for workspace in self.workspaces:
-            if real == workspace.root or workspace.root in real.parents:
+        """The folder a real path (symlinks resolved, as every path the server holds)
+        is in."""
+        text = str(path)
+        for workspace, prefix in zip(self.workspaces, self._prefixes, strict=True):
+            if text == prefix[:-1] or text.startswith(prefix):
                 return workspace
         return None
 
@@ -36,7 +39,7 @@ class EditorFiles:
         workspace = self.workspace_of(path)
         if workspace is None:
             return str(path)
-        relative = Path(os.path.realpath(path)).relative_to(workspace.root).as_posix()
+        relative = path.relative_to(workspace.root).as_posix()
         if len(self.workspaces) == 1:
             return relative
         return f"{self._names[workspace.root]}/{relative}"
@@ -49,7 +52,7 @@ class EditorFiles:
             )
         cleaned = written.strip().replace("\\", "/")
         if Path(cleaned).is_absolute():
-            workspace = self.workspace_of(Path(cleaned))
+            workspace = self.workspace_of(Path(os.path.realpath(cleaned)))
             if workspace is None:
                 return _outside(written)
             return self._named(workspace.locate(cleaned, allow_tail_match=False))
@@ -72,7 +75,7 @@ class EditorFiles:
         return self._named(workspace.locate(inner, allow_tail_match=False))
 
     def read(self, ref: FileRef) -> Text | Refused | None:
-        opened = self._open_text(Path(os.path.realpath(ref.absolute)))
+        opened = self._open_text(ref.absolute)
         if opened is not None:
             return opened
         return self.read_disk(ref.absolute)

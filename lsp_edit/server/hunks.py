@@ -88,6 +88,7 @@ class Composer:
     def __init__(self, base: Sequence[str]) -> None:
         self._base = base
         self._segments = [_Segment(None, 0, len(base))] if base else []
+        self._lengths = [len(base)] if base else []  # each segment's length, in step
         self._depends: dict[str, tuple[str, ...]] = {}
         # Where each segment starts (and, last, the line count), rebuilt when the
         # segments change: a reply's edits find their segment by bisection.
@@ -133,6 +134,7 @@ class Composer:
         base_end = covered[-1].base_end if covered else base_start
         written = _Segment(change, base_start, base_end, new)
         self._segments[first:last] = [written]
+        self._lengths[first:last] = [written.length]
         self._starts = None
         # An earlier edit of the same change merged into this one is no hunk of its own.
         self._written = [s for s in self._written if s not in covered] + [written]
@@ -171,12 +173,13 @@ class Composer:
         head = _Segment(None, segment.base_start, segment.base_start + offset)
         tail = _Segment(None, segment.base_start + offset, segment.base_end)
         self._segments[index : index + 1] = [head, tail]
+        self._lengths[index : index + 1] = [head.length, tail.length]
         starts.insert(index + 1, line)
         return index + 1
 
     def _segment_starts(self) -> list[int]:
         if self._starts is None:
-            self._starts = [0, *accumulate(segment.length for segment in self._segments)]
+            self._starts = [0, *accumulate(self._lengths)]
         return self._starts
 
     def _line_of(self, index: int) -> int:

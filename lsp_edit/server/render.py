@@ -16,7 +16,7 @@ from lsprotocol import types
 
 from lsp_edit.changes import Status
 from lsp_edit.positions import Point, PositionEncoding
-from lsp_edit.server.edits import lsp_range
+from lsp_edit.server.edits import lsp_position, lsp_range
 from lsp_edit.server.hunks import TrackedBuffer
 from lsp_edit.server.store import ChangeKind, Hunk, PendingChange
 from lsp_edit.text import Text, strip_ending
@@ -89,17 +89,31 @@ def _lines(count: int) -> str:
     return f"{count} line" if count == 1 else f"{count} lines"
 
 
+def lines_range(buffer: TrackedBuffer | None, first: int, end: int, view: View) -> types.Range:
+    """Whole lines `first`..`end` (exclusive): from column 0 to column 0 of the line
+    after, so no column depends on the line's text (nor on the position encoding);
+    the end of the text when there is no line after."""
+    count = buffer.line_count if buffer is not None else 0
+    start = types.Position(line=first, character=0)
+    if end < count or buffer is None or count == 0 or buffer.raw[-1].endswith(("\n", "\r")):
+        return types.Range(start=start, end=types.Position(line=end, character=0))
+    return types.Range(
+        start=start,
+        end=lsp_position(
+            buffer, Point(count - 1, len(strip_ending(buffer.raw[-1]))), view.encoding
+        ),
+    )
+
+
 def hunk_range(buffer: TrackedBuffer | None, hunk: Hunk | None, view: View) -> types.Range:
     """The lines a hunk replaces, or the line it inserts before (the last line when
-    it appends), without spilling onto the next line."""
+    it appends)."""
     count = buffer.line_count if buffer is not None else 0
     if hunk is None or count == 0:
-        return lsp_range(buffer, Point(0, 0), Point(0, 0), view.encoding)
+        return lines_range(buffer, 0, 0, view)
     first = min(hunk.start, count - 1)
     last = first if hunk.inserts_only else min(hunk.end - 1, count - 1)
-    assert buffer is not None
-    width = len(strip_ending(buffer.raw[last]))
-    return lsp_range(buffer, Point(first, 0), Point(last, width), view.encoding)
+    return lines_range(buffer, first, last + 1, view)
 
 
 def whole_range(buffer: TrackedBuffer | None, change: PendingChange, view: View) -> types.Range:
@@ -444,13 +458,7 @@ def block_range(buffer: TrackedBuffer | None, change: PendingChange, view: View)
     """The lines of the reply block a change came from."""
     assert change.reply is not None
     span = change.reply.span
-    last = span.end_line - 1
-    width = (
-        len(strip_ending(buffer.raw[last]))
-        if buffer is not None and last < buffer.line_count
-        else 0
-    )
-    return lsp_range(buffer, Point(span.start_line - 1, 0), Point(last, width), view.encoding)
+    return lines_range(buffer, span.start_line - 1, span.end_line, view)
 
 
 def reply_diagnostics(

@@ -16,16 +16,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+from pathlib import Path
 
 from lsp_edit.blocks import ReplyStream
 from lsp_edit.blocks.model import ReplyItem, ReplySpan, ShellSuggestion
 from lsp_edit.positions import Point
 from lsp_edit.server.hunks import TrackedBuffer
 from lsp_edit.server.store import Reply
-from lsp_edit.text import Text, strip_ending
+from lsp_edit.text import Text, split_lines
 
 # A checkpoint is kept at most this often (in lines), when blocks were found.
-_CHECKPOINT_LINES = 40
+_CHECKPOINT_LINES = 100
 # A last line without its ending is read before it ends only when it could close
 # a block (a fence, a REPLACE or END marker, the end of a patch or of JSON).
 _CLOSER = re.compile(r"\s*(?:```|~~~|>>>>>>>|»»»|\*\*\* End|[}\]])")
@@ -48,6 +49,9 @@ class ReplyText:
         self._items: list[ReplyItem] = []
         self._tentative: list[ReplyItem] = []
         self._checkpoints = [_Checkpoint(0, copy.deepcopy(self._stream), 0)]
+        # How many of the items found are the same as when `settled` was last called:
+        # an append never changes the ones before it.
+        self._unchanged = 0
 
     @property
     def raw(self) -> list[str]:
@@ -57,28 +61,50 @@ class ReplyText:
     @property
     def items(self) -> list[ReplyItem]:
         """Every block found, in reply order (shell suggestions left out)."""
-        return [i for i in self._items + self._tentative if not isinstance(i, ShellSuggestion)]
+        return self._items + self._tentative
+
+    def items_from(self, start: int) -> list[ReplyItem]:
+        return self._items[start:] + self._tentative
 
     def append(self, text: str) -> None:
         """Text added at the end (a streamed delta)."""
         if not text:
             return
         raw = self.raw
-        if raw and strip_ending(raw[-1]) == raw[-1]:
-            end = Point(len(raw) - 1, len(raw[-1]))
+        if raw and not raw[-1].endswith("\n"):
+            # The last line goes on (a "\r" ending it may meet its "\n" now).
+            first = len(raw) - 1
+            raw[first:] = split_lines(raw[first] + text)
         else:
-            end = Point(len(raw), 0)
-        self._read_from(self.buffer.edit(end, end, text).start)
+            first = len(raw)
+            raw.extend(split_lines(text))
+        self._read_from(first)
 
     def edit(self, start: Point, end: Point, text: str) -> None:
         """The text between two points (code point columns) became `text`."""
-        self._read_from(self.buffer.edit(start, end, text).start)
+        if start == end and self._at_end(start):
+            self.append(text)
+        else:
+            self._read_from(self.buffer.edit(start, end, text).start)
+
+    def _at_end(self, point: Point) -> bool:
+        raw = self.raw
+        if not raw:
+            return point.line == 0 and point.column == 0
+        if raw[-1].endswith("\n"):
+            return point.line == len(raw) and point.column == 0
+        return point.line == len(raw) - 1 and point.column >= len(raw[-1])
 
     def replace_all(self, text: str) -> None:
         """A whole new text: only what follows the first changed line is read again."""
         splices = self.buffer.replace_all(Text.from_string(text))
         if splices:
             self._read_from(min(splice.start for splice in splices))
+
+    def settled(self) -> int:
+        """How many leading blocks (of `items`) are unchanged since the last call."""
+        unchanged, self._unchanged = self._unchanged, len(self._items)
+        return unchanged
 
     def finish(self) -> list[ReplyItem]:
         """The reply is complete: an open block becomes a problem saying it was cut
@@ -87,8 +113,8 @@ class ReplyText:
         remaining = "".join(self.raw[self._fed :])
         found = (self._stream.feed(remaining) if remaining else []) + self._stream.finish()
         self._fed = len(self.raw)
-        self._items.extend(found)
-        return [i for i in found if not isinstance(i, ShellSuggestion)]
+        self._items.extend(_blocks(found))
+        return _blocks(found)
 
     def _read_from(self, line: int) -> None:
         """Reads on after a change at `line`: from where the stream is when the change
@@ -100,11 +126,12 @@ class ReplyText:
             self._stream = copy.deepcopy(checkpoint.stream)
             self._fed = checkpoint.lines
             del self._items[checkpoint.items :]
+            self._unchanged = min(self._unchanged, checkpoint.items)
         complete = len(self.raw)
-        if self.raw and strip_ending(self.raw[-1]) == self.raw[-1]:
-            complete -= 1
+        if self.raw and not self.raw[-1].endswith("\n"):
+            complete -= 1  # not ended yet (or only by a "\r" whose "\n" may follow)
         if complete > self._fed:
-            found = self._stream.feed("".join(self.raw[self._fed : complete]))
+            found = _blocks(self._stream.feed("".join(self.raw[self._fed : complete])))
             self._fed = complete
             if found:
                 self._items.extend(found)
@@ -122,7 +149,12 @@ class ReplyText:
         if not _CLOSER.match(last):
             return []
         trial = copy.deepcopy(self._stream)
-        return trial.feed(last + "\n")
+        return _blocks(trial.feed(last + "\n"))
+
+
+def _blocks(items: list[ReplyItem]) -> list[ReplyItem]:
+    """Items that can become changes (a shell suggestion is only reported)."""
+    return [item for item in items if not isinstance(item, ShellSuggestion)]
 
 
 def without_span(item: ReplyItem) -> ReplyItem:
@@ -148,6 +180,8 @@ def changed_blocks(old: Sequence[ReplyItem], new: Sequence[ReplyItem]) -> BlockC
     while head < len(old) and head < len(new) and old[head] == new[head]:
         head += 1
     kept = [(i, i) for i in range(head)]
+    if head == len(old):  # only blocks added at the end: the streaming case
+        return BlockChanges(kept, [], [], list(range(head, len(new))))
     edited: list[tuple[int, int]] = []
     gone: list[int] = []
     added: list[int] = []
@@ -210,42 +244,61 @@ class ReplyDocument:
         self.text = ReplyText()
         self.reply = reply
         self.blocks: list[tuple[ReplyItem, str | None]] = []  # each block and its change
+        self.change_ids: list[str] = []  # the changes of its blocks, in reply order
         self.finished = False  # a stream that was told it is done
 
-    @property
-    def change_ids(self) -> list[str]:
-        return [change_id for _, change_id in self.blocks if change_id is not None]
-
-    def sync(self) -> None:
-        """Brings the changes in line with the blocks the text holds now."""
-        old = [item for item, _ in self.blocks]
-        new = self.text.items
+    def sync(self) -> set[Path] | None:
+        """Brings the changes in line with the blocks the text holds now. Returns the
+        files whose changes it touched (None when no block changed). Only blocks after
+        those the text says are unchanged are compared."""
+        unchanged = self.text.settled()
+        old = [item for item, _ in self.blocks[unchanged:]]
+        new = self.text.items_from(unchanged)
         if old == new:
-            return
-        ids = [change_id for _, change_id in self.blocks]
+            return None
+        ids = [change_id for _, change_id in self.blocks[unchanged:]]
         matched = changed_blocks(old, new)
         records: list[tuple[ReplyItem, str | None]] = [(item, None) for item in new]
-        in_order = True
+        touched: set[Path] = set()
         for i, j in matched.kept:
-            records[j] = (new[j], ids[i])
-            if ids[i] is not None and old[i].span != new[j].span:
-                self.reply.move(ids[i], new[j].span)  # type: ignore[arg-type]
+            change_id = ids[i]
+            records[j] = (new[j], change_id)
+            if change_id is not None and old[i].span != new[j].span:
+                self.reply.move(change_id, new[j].span)
         for i in matched.gone:
-            if ids[i] is not None:
-                self.reply.withdraw(ids[i])  # type: ignore[arg-type]
+            change_id = ids[i]
+            if change_id is not None:
+                touched |= self._paths(change_id)
+                self.reply.withdraw(change_id)
         for i, j in matched.edited:
             change_id = ids[i]
             item = new[j]
             if change_id is not None and not isinstance(item, ShellSuggestion):
+                touched |= self._paths(change_id)
                 self.reply.edit(change_id, item)
+                touched |= self._paths(change_id)
                 records[j] = (item, change_id)
             else:
                 matched.added.append(j)
         last_kept = max((j for _, j in matched.kept + matched.edited), default=-1)
+        in_order = all(j > last_kept for j in matched.added)
         for j in sorted(matched.added):
-            in_order &= j > last_kept
             made = self.reply.add([new[j]])
             records[j] = (new[j], made[0].id if made else None)
-        self.blocks = records
+            if made:
+                touched |= self._paths(made[0].id)
+        if in_order and not (matched.edited or matched.gone or len(matched.kept) != len(old)):
+            # Only blocks added after the ones there: the ids extend (streaming).
+            self.change_ids.extend(i for _, i in records[len(old) :] if i is not None)
+        else:
+            self.change_ids = [i for _, i in self.blocks[:unchanged] + records if i is not None]
+        self.blocks[unchanged:] = records
         if not in_order:
-            self.reply.reorder([change_id for _, change_id in records if change_id])
+            self.reply.reorder(self.change_ids)
+            for change_id in self.change_ids:
+                touched |= self._paths(change_id)
+        return touched
+
+    def _paths(self, change_id: str) -> set[Path]:
+        change = self.reply.store.get(change_id)
+        return {change.path} if change is not None else set()

@@ -177,6 +177,8 @@ class Store:
         self._ids: Iterator[str] = (str(n) for n in itertools.count(1))
         self._session_ids: Iterator[str] = (f"s{n}" for n in itertools.count(1))
         self._rejected: list[str] = []
+        # Counts every change of state, so that a reply notices decisions cheaply.
+        self.decisions = 0
 
     # --- sessions and proposals -------------------------------------------------
 
@@ -369,6 +371,7 @@ class Store:
         for change in changes:
             if change.pending:
                 change.status = Status.APPLIED
+                self.decisions += 1
                 change.seen_applied = True
 
     # --- rejecting and restoring ---------------------------------------------------------
@@ -379,18 +382,27 @@ class Store:
         change = self.changes.get(change_id)
         if change is None:
             raise KeyError(change_id)
-        if change.status in (Status.APPLIED, Status.REJECTED):
-            return [change]
-        change.status = Status.REJECTED
-        self._rejected.append(change.id)
-        affected = [change]
-        for other in self.changes.values():
-            if other.pending and change.id in other.depends_on:
-                self._place_again(
-                    other,
-                    f"It built on change {change.id} ({change.description}), which was rejected.",
-                )
-                affected.append(other)
+        return self.reject_all([change])
+
+    def reject_all(self, changes: Sequence[PendingChange]) -> list[PendingChange]:
+        """Rejects these changes at once; a pending change that built on one of them
+        is placed again alone, or goes stale. Returns every change affected."""
+        rejected: dict[str, PendingChange] = {}
+        for change in changes:
+            if change.status in (Status.APPLIED, Status.REJECTED):
+                continue
+            change.status = Status.REJECTED
+            self.decisions += 1
+            self._rejected.append(change.id)
+            rejected[change.id] = change
+        affected = list(changes)
+        for path in {c.path for c in rejected.values()}:
+            for other in self.in_file(path):
+                built_on = [rejected[d] for d in other.depends_on if d in rejected]
+                if other.pending and built_on:
+                    what = ", ".join(f"{c.id} ({c.description})" for c in built_on)
+                    self._place_again(other, f"It built on change {what}, which was rejected.")
+                    affected.append(other)
         return affected
 
     def restore(self, change_id: str | None) -> PendingChange:
@@ -406,6 +418,7 @@ class Store:
             raise NotAccepted(f"Change {change.id} is {change.status.value}, not rejected.")
         self._rejected = [r for r in self._rejected if r != change.id]
         change.status = Status.PENDING
+        self.decisions += 1
         buffer = self.buffers.get(change.path)
         if buffer is not None and not all(
             buffer.lines(h.start, h.end) == h.old for h in change.hunks
@@ -487,12 +500,14 @@ class Store:
 
     def _applied_by_editor(self, change: PendingChange) -> None:
         change.status = Status.APPLIED
+        self.decisions += 1
         change.seen_applied = True
         change.hunks = []
         for dependency in change.depends_on:
             if self._still_pending(dependency):
                 inner = self.changes[dependency]
                 inner.status = Status.APPLIED
+                self.decisions += 1
                 inner.seen_applied = True
                 inner.hunks = []
 
@@ -561,12 +576,14 @@ class Store:
         change.depends_on = []
         if not was_rejected:
             change.status = Status.PENDING
+            self.decisions += 1
             change.notes += (f"{why} It was placed again from its block.",)
 
     def _mark_stale(self, change: PendingChange, why: str) -> None:
         if change.status is Status.REJECTED:
             return
         change.status = Status.STALE
+        self.decisions += 1
         change.code = "stale"
         change.message = why
 
@@ -611,6 +628,8 @@ class Reply:
         self._mark = mark
         self.change_ids: list[str] = []
         self._ids = _Ids(store.ids)
+        self._real_paths: dict[Path, Path] = {}
+        self._located: dict[str, Path] = {}  # display path -> real path
         self._begin()
 
     def _begin(self) -> None:
@@ -625,6 +644,7 @@ class Reply:
         self._decided = {
             i for i in self.change_ids if (c := self.store.changes.get(i)) and not c.pending
         }
+        self._seen_decisions = self.store.decisions
 
     # --- what arrives -------------------------------------------------------------------
 
@@ -681,6 +701,7 @@ class Reply:
             return None
         was_pending = change.pending
         self.store._remove(change)
+        self.store.decisions += 1
         if was_pending:
             self._place_all_again()
         return change
@@ -692,6 +713,9 @@ class Reply:
         decided: what the planner holds then no longer matches the buffers."""
         if any(self._mark(path) != mark for path, mark in self._marks.items()):
             return True
+        if self.store.decisions == self._seen_decisions:
+            return False
+        self._seen_decisions = self.store.decisions
         return any(
             (c := self.store.changes.get(i)) is not None and not c.pending
             for i in self.change_ids
@@ -724,6 +748,7 @@ class Reply:
         self._decided = {
             i for i in self.change_ids if (c := self.store.changes.get(i)) and not c.pending
         }
+        self._seen_decisions = self.store.decisions
 
     def _new_change(self, change: Change, item: ReplyItem) -> PendingChange:
         block = item if not isinstance(item, ShellSuggestion) else None
@@ -747,7 +772,7 @@ class Reply:
         """A placed block as hunks of the buffer the planner read."""
         assert change.file is not None
         outcome = self._planner.plan.files[change.file]
-        path = _real(outcome.ref.absolute)
+        path = self._real(outcome.ref.absolute)
         self.store._move(pending, path)
         pending.display = change.file
         pending.status = Status.PENDING
@@ -779,14 +804,23 @@ class Reply:
         if isinstance(block, DeleteFile):
             return ChangeKind.DELETE, None
         if moved_to is not None and isinstance(block, AnchoredEdit) and block.move_to:
-            return ChangeKind.MOVE, _real(self._planner.plan.files[moved_to].ref.absolute)
+            return ChangeKind.MOVE, self._real(self._planner.plan.files[moved_to].ref.absolute)
         return ChangeKind.EDIT, None
+
+    def _real(self, path: Path) -> Path:
+        found = self._real_paths.get(path)
+        if found is None:
+            found = self._real_paths[path] = _real(path)
+        return found
 
     def _path_of(self, written: str | None) -> Path:
         if written:
+            if written in self._located:
+                return self._located[written]
             ref = self.files.locate(written, allow_tail_match=False)
             if isinstance(ref, FileRef):
-                return _real(ref.absolute)
+                found = self._located[written] = self._real(ref.absolute)
+                return found
         default = self.session.default_target
         return Path(default) if default else NOWHERE
 

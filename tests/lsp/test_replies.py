@@ -93,7 +93,7 @@ async def test_a_block_that_fails_is_reported_on_its_lines_in_the_reply(editor: 
     (diagnostic,) = editor.diagnostics("answer.llm.md")
     assert diagnostic.code == "not-found"
     assert diagnostic.severity == types.DiagnosticSeverity.Error
-    assert (diagnostic.range.start.line, diagnostic.range.end.line) == (3, 7)
+    assert (diagnostic.range.start.line, diagnostic.range.end.line) == (3, 8)
     assert editor.diagnostics("shop/cart.py") == []
 
 

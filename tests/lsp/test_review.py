@@ -61,7 +61,10 @@ async def test_a_proposed_change_is_a_pending_diagnostic_until_accepted(editor: 
     assert diagnostic.source == "lsp-edit"
     assert diagnostic.severity == types.DiagnosticSeverity.Information
     assert diagnostic.message.startswith("Replace 1 line with 1: Change to `shop/cart.py`")
-    assert (diagnostic.range.start.line, diagnostic.range.end.line) == (8, 8)
+    assert (diagnostic.range.start, diagnostic.range.end) == (
+        types.Position(line=8, character=0),
+        types.Position(line=9, character=0),
+    )
     assert list(diagnostic.tags or []) == [types.DiagnosticTag.Unnecessary]
 
     accepted = await editor.command("lspEdit.accept", {"id": change["id"]})
