@@ -25,7 +25,7 @@ def block(page: str, marker: str, language: str) -> str:
 
 def test_the_generic_client_page_names_every_command_the_server_has() -> None:
     source = (REPO / "lsp_edit" / "server" / "app.py").read_text()
-    commands = re.findall(r'@command\("(lspEdit\.\w+)"\)', source)
+    commands = re.findall(r'command\("(lspEdit\.\w+)"\)', source)
     assert "lspEdit.propose" in commands
     page = (DOCS / "lsp-clients.md").read_text()
     for command in commands:
