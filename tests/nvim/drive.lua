@@ -229,8 +229,10 @@ function scenarios.commands()
     source_diff = vim.wo[vim.fn.bufwinid(cart)].diff,
     source_unchanged = lines(cart) == input.original,
   }
+  out.diff.proposed_cursor = cursor_line()
   vim.cmd('close')
   out.diff.source_diff_after_close = vim.wo[vim.fn.bufwinid(cart)].diff
+  out.diff.source_cursor_after_close = api.nvim_win_get_cursor(vim.fn.bufwinid(cart))[1]
   api.nvim_set_current_win(vim.fn.bufwinid(cart))
 
   vim.cmd('LspEditInstructions line_numbers')

@@ -206,6 +206,8 @@ def test_every_command_from_a_register_and_a_range(nvim: str, project: Path) -> 
         "source_diff": True,
         "source_unchanged": True,
         "source_diff_after_close": False,
+        "proposed_cursor": 10,
+        "source_cursor_after_close": 10,
     }
     assert "line" in seen["instructions"].lower()
     assert seen["after_accept"] == changed(CART, EMOJI)

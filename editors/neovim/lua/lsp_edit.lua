@@ -587,7 +587,9 @@ function M.diff()
     source_window = api.nvim_get_current_win()
   end
   api.nvim_set_current_win(source_window)
+  local cursor = api.nvim_win_get_cursor(source_window)
   vim.cmd('vertical rightbelow new')
+  local proposed_window = api.nvim_get_current_win()
   local name = 'lsp-edit-proposed://' .. api.nvim_buf_get_name(bufnr)
   local proposed = scratch(text_lines(result.text), name, vim.bo[bufnr].filetype)
   vim.bo[proposed].modifiable = false
@@ -595,6 +597,10 @@ function M.diff()
   api.nvim_win_call(source_window, function()
     vim.cmd('diffthis')
   end)
+  -- 'cursorbind' pulled the file's cursor to the new window's first line: put both
+  -- on the line the cursor was on.
+  api.nvim_win_set_cursor(source_window, cursor)
+  api.nvim_win_set_cursor(proposed_window, { math.min(cursor[1], api.nvim_buf_line_count(proposed)), 0 })
   api.nvim_create_autocmd('BufWipeout', {
     buffer = proposed,
     once = true,
