@@ -917,7 +917,8 @@ async def _accept_many(editor: Editor, changes: Sequence[PendingChange]) -> dict
             "changes": [{"id": c.id, "status": c.status.value} for c in changes],
             "message": str(error),
         }
-    label = f"lsp-edit: accept {len(acceptance.changes)} changes"
+    count = len(acceptance.changes)
+    label = f"lsp-edit: accept {count} change{'s' if count != 1 else ''}"
     result = await _apply_edit(editor, types.ApplyWorkspaceEditParams(edit=edit, label=label))
     out: dict[str, Any] = {}
     if result.applied:
