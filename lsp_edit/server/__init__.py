@@ -1,9 +1,11 @@
 """`lsp-edit serve`: the language server that shows every edit block as a pending
 change the user reviews (docs/protocol.md).
 
-`store` owns the pending changes and their tracking against the buffers, `render`
-turns them into LSP objects, `edits` builds every WorkspaceEdit from the client's
-capabilities, and `app` holds the handlers that call them.
+`store` owns the pending changes and their tracking against the buffers (with
+`hunks`, the line arithmetic), `replies` reads replies that arrive over time,
+`render` turns changes into LSP objects, `edits` builds every WorkspaceEdit from the
+client's capabilities, `editor` holds what the handlers share, and `app` holds the
+handlers, which only call these.
 """
 
 from __future__ import annotations
