@@ -32,13 +32,18 @@ class FileListing:
         self._git: bool | None = None
 
     def matches(self, tail: str) -> list[str]:
-        """The files whose path is `tail` or ends with `/tail`, sorted."""
+        """The files whose path is `tail` or ends with `/tail`, sorted (only those
+        that exist: git still lists a tracked file deleted since)."""
         if not tail or tail.startswith("../") or "/../" in tail:
             return []
         by_name = self._index()
         suffix = "/" + tail
         found = by_name.get(tail.rsplit("/", 1)[-1], ())
-        return sorted(path for path in found if path == tail or path.endswith(suffix))
+        return sorted(
+            path
+            for path in found
+            if (path == tail or path.endswith(suffix)) and (self.root / path).is_file()
+        )
 
     def added(self, relative: str) -> None:
         """A file was created (or written): it is a candidate unless ignored."""
@@ -68,13 +73,9 @@ class FileListing:
         return listed if listed is not None else list(self._walk())
 
     def _git_files(self) -> list[str] | None:
-        """`git ls-files` under the root: tracked and untracked-but-not-ignored files,
-        without the tracked ones deleted since. None outside a git work tree."""
-        here = _git(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-        if here is None:
-            return None
-        gone = set(_git(self.root, "ls-files", "-z", "--deleted") or [])
-        return [path for path in dict.fromkeys(here) if path not in gone]
+        """`git ls-files` under the root: tracked and untracked-but-not-ignored files.
+        None outside a git work tree."""
+        return _git(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 
     def _walk(self) -> Iterator[str]:
         """Every file under the root that the `.gitignore` files along the way do

@@ -69,3 +69,8 @@ def test_a_file_created_later_is_found_after_its_event(root: Path) -> None:
 
 def test_a_path_that_climbs_out_matches_nothing(root: Path) -> None:
     assert FileListing(root).matches("../pkg/util.py") == []
+
+
+def test_a_tracked_file_deleted_since_is_not_a_candidate(root: Path) -> None:
+    (root / "src/pkg/util.py").unlink()
+    assert FileListing(root).matches("pkg/util.py") == []
