@@ -317,31 +317,19 @@ def code_actions(
             )
     pending = [c for c in in_file if c.status is Status.PENDING]
     if touching and pending:
-        actions.append(
-            types.CodeAction(
-                title=f"Accept all in file ({len(pending)})",
-                kind=types.CodeActionKind.QuickFix,
-                # No edit here: with many changes it is large, and the command sends it.
-                command=types.Command(
-                    title="Accept all in file",
-                    command="lspEdit.acceptAll",
-                    arguments=[{"uri": uri}],
-                ),
-                tags=tags,
+        # No edit on "Accept all": with many changes it is large; the command sends it.
+        for title, command in (
+            ("Accept all in file", "lspEdit.acceptAll"),
+            ("Reject all in file", "lspEdit.rejectAll"),
+        ):
+            actions.append(
+                types.CodeAction(
+                    title=f"{title} ({len(pending)})",
+                    kind=types.CodeActionKind.QuickFix,
+                    command=types.Command(title=title, command=command, arguments=[{"uri": uri}]),
+                    tags=tags,
+                )
             )
-        )
-        actions.append(
-            types.CodeAction(
-                title=f"Reject all in file ({len(pending)})",
-                kind=types.CodeActionKind.QuickFix,
-                command=types.Command(
-                    title="Reject all in file",
-                    command="lspEdit.rejectAll",
-                    arguments=[{"uri": uri}],
-                ),
-                tags=tags,
-            )
-        )
     return actions
 
 

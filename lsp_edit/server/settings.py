@@ -3,8 +3,9 @@ of `workspace/didChangeConfiguration`, checked with messages a user can act on."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from lsp_edit.changes import EDIT_MODES
 
@@ -22,6 +23,27 @@ class Settings:
     uri: str | None = None
 
 
+def _is_globs(raw: object) -> bool:
+    return isinstance(raw, list | tuple) and all(isinstance(g, str) and g for g in raw)
+
+
+# Per setting: its field, whether a value is valid, and what it must be.
+_SETTINGS: dict[str, tuple[str, Callable[[object], bool], str]] = {
+    "mode": ("mode", lambda raw: raw in MODES, f"one of {', '.join(MODES)}"),
+    "replyGlobs": ("reply_globs", _is_globs, "a list of glob patterns"),
+    "pendingSeverity": (
+        "pending_severity",
+        lambda raw: raw in SEVERITIES,
+        f"one of {', '.join(SEVERITIES)}",
+    ),
+    "uri": (
+        "uri",
+        lambda raw: raw is None or (isinstance(raw, str) and bool(raw)),
+        "a file URI or a path",
+    ),
+}
+
+
 def read_settings(value: object, current: Settings) -> tuple[Settings, list[str]]:
     """The settings `value` gives on top of `current`, and a message for each value
     that was not taken (the current one is kept for it)."""
@@ -32,38 +54,17 @@ def read_settings(value: object, current: Settings) -> tuple[Settings, list[str]
     settings = current
     problems: list[str] = []
     for key, raw in value.items():
-        if key == "mode":
-            if raw in MODES:
-                settings = replace(settings, mode=raw)
-            else:
-                problems.append(
-                    f"lspEdit.mode must be one of {', '.join(MODES)}; got {_shown(raw)}."
-                )
-        elif key == "replyGlobs":
-            if isinstance(raw, list | tuple) and all(isinstance(g, str) and g for g in raw):
-                settings = replace(settings, reply_globs=tuple(raw))
-            else:
-                problems.append(
-                    f"lspEdit.replyGlobs must be a list of glob patterns; got {_shown(raw)}."
-                )
-        elif key == "pendingSeverity":
-            if raw in SEVERITIES:
-                settings = replace(settings, pending_severity=raw)
-            else:
-                problems.append(
-                    f"lspEdit.pendingSeverity must be one of {', '.join(SEVERITIES)}; "
-                    f"got {_shown(raw)}."
-                )
-        elif key == "uri":
-            if raw is None or (isinstance(raw, str) and raw):
-                settings = replace(settings, uri=raw)
-            else:
-                problems.append(f"lspEdit.uri must be a file URI or a path; got {_shown(raw)}.")
-        else:
-            problems.append(
-                f"Unknown setting lspEdit.{key}; the settings are mode, replyGlobs, "
-                "pendingSeverity and uri."
-            )
+        known = _SETTINGS.get(key)
+        if known is None:
+            names = ", ".join(_SETTINGS)
+            problems.append(f"Unknown setting lspEdit.{key}; the settings are {names}.")
+            continue
+        field, valid, must_be = known
+        if not valid(raw):
+            problems.append(f"lspEdit.{key} must be {must_be}; got {_shown(raw)}.")
+            continue
+        taken: Any = tuple(raw) if isinstance(raw, list) else raw
+        settings = replace(settings, **{field: taken})
     return settings, problems
 
 
