@@ -9,6 +9,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from lsp_edit.server.settings import setting_names
+
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 
@@ -33,8 +35,7 @@ def test_the_generic_client_page_names_every_command_the_server_has() -> None:
 
 
 def test_the_generic_client_page_names_every_setting_the_server_reads() -> None:
-    source = (REPO / "lsp_edit" / "server" / "settings.py").read_text()
-    settings = re.findall(r'key == "(\w+)"', source)
+    settings = setting_names()
     assert "replyGlobs" in settings
     page = (DOCS / "lsp-clients.md").read_text()
     for setting in settings:

@@ -44,6 +44,11 @@ _SETTINGS: dict[str, tuple[str, Callable[[object], bool], str]] = {
 }
 
 
+def setting_names() -> list[str]:
+    """The names of the settings the server reads, as a client writes them."""
+    return list(_SETTINGS)
+
+
 def read_settings(value: object, current: Settings) -> tuple[Settings, list[str]]:
     """The settings `value` gives on top of `current`, and a message for each value
     that was not taken (the current one is kept for it)."""
