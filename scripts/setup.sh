@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything lsp-edit needs into .venv (the pinned Python packages and the
-# development tools) and the editors the editor tests use, then runs the main job on
+# development tools), the editors the editor tests use and the VS Code extension
+# (scripts/install-editors.sh), then runs the main job on
 # the bundled example: it places the edit blocks of examples/reply.md in
 # examples/project/ and prints the diff, without writing (remove --dry-run to write).
 set -euo pipefail
@@ -10,7 +11,7 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[dev]'
 touch .venv/.installed
-# The editors the editor tests run in (docs/neovim.md, docs/emacs.md).
+# The editors the editor tests run in and the VS Code extension (docs/vscode.md).
 bash scripts/install-editors.sh
 
 .venv/bin/lsp-edit apply examples/reply.md --root examples/project --dry-run --diff

