@@ -189,6 +189,24 @@ const scenarios = {
     note("saved", { tab: await user.activeTab() });
   },
 
+  /** A reply kept in a `*.llm.md` file: its blocks are pending changes as soon as it
+   * is open, with lenses on each block; accept the first from its lens, reject the
+   * rest with the command, save everything. */
+  async "reply-document"(user) {
+    await user.openFile("cart.py");
+    await user.openFile("notes.llm.md");
+    note("opened", { status: await user.waitForStatus(/2 pending changes/) });
+    await user.page.waitForSelector(".contentWidgets .codelens-decoration a", { timeout: 30_000 });
+    note("lenses", { lenses: await user.codeLenses() });
+    await user.page.locator(".contentWidgets .codelens-decoration a", { hasText: /^Accept$/ }).first().click();
+    note("accepted", { status: await user.waitForStatus(/1 pending change/) });
+    await user.runCommand("LSP Edit: Reject All Changes");
+    note("rejected", { status: await user.waitForStatus(/No pending changes/) });
+    await user.runCommand("File: Save All Files");
+    await user.page.waitForFunction(() => document.querySelectorAll(".tab.dirty").length === 0);
+    note("saved");
+  },
+
   /** A server command that does not exist: the user is told what to set. */
   async "no-server"(user) {
     note("started", { messages: await user.waitForMessage(/could not start its server/) });

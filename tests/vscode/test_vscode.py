@@ -145,6 +145,31 @@ def test_a_reply_is_reviewed_with_the_keyboard_and_typing_never_misplaces_a_chan
 
 
 @pytest.mark.usefixtures("vscode")
+def test_a_reply_document_shows_its_blocks_as_pending_changes_with_lenses(
+    tmp_path: Path,
+) -> None:
+    folder = project(tmp_path)
+    (folder / "notes.llm.md").write_text(REPLY)
+    saw = drive("reply-document", tmp_path, [str(SERVER), "serve"])
+    steps = {step["step"]: step for step in saw["steps"]}
+
+    assert steps["opened"]["status"] == "2 pending changes"
+    lenses = " ".join(steps["lenses"]["lenses"])
+    assert "pending in src/cart.py" in lenses
+    assert "Accept" in lenses and "Go to change" in lenses
+    assert steps["accepted"]["status"] == "1 pending change"
+    assert steps["rejected"]["status"] == "No pending changes"
+    assert "saved" in steps
+    assert (folder / "src" / "cart.py").read_text() == CART.replace(
+        "    def add(self, item):\n        self.items.append(item)\n",
+        "    def add(self, item, quantity=1):\n"
+        "        for _ in range(quantity):\n"
+        "            self.items.append(item)\n",
+    )
+    assert (folder / "notes.llm.md").read_text() == REPLY
+
+
+@pytest.mark.usefixtures("vscode")
 def test_a_server_that_does_not_start_tells_the_user_what_to_set(tmp_path: Path) -> None:
     project(tmp_path)
     saw = drive("no-server", tmp_path, [str(tmp_path / "no-such-lsp-edit"), "serve"])
