@@ -90,6 +90,44 @@ def test_already_applied_when_only_the_new_lines_are_found() -> None:
     assert result == AlreadyApplied("The replacement is already in `src/x.py` at lines 5-6.")
 
 
+SHAPES = (
+    "class Circle:\n    def area(self):\n        return 3.14 * self.r ** 2\n\n\n"
+    "class Square:\n    def area(self):\n        return self.side ** 2\n"
+)
+
+
+def test_replacement_text_found_in_another_class_is_not_already_applied() -> None:
+    result, _ = apply(
+        SHAPES,
+        block(
+            hunk(
+                "    def area(self):\n        return 3.14159 * self.r ** 2",
+                "    def area(self):\n        return self.side ** 2",
+            )
+        ),
+    )
+    assert isinstance(result, Refused) and result.code == "not_found"
+    assert "The most similar lines are 2-3:" in result.message
+    assert result.message.endswith(
+        "Its replacement text is in `src/x.py` at lines 7-8, but that is not where the "
+        "SEARCH text points, so the block is not taken as already applied."
+    )
+
+
+def test_a_block_applied_before_is_already_applied_where_its_old_lines_were() -> None:
+    applied_once = SHAPES.replace("3.14 *", "math.pi *")
+    result, _ = apply(
+        applied_once,
+        block(
+            hunk(
+                "    def area(self):\n        return 3.14 * self.r ** 2",
+                "    def area(self):\n        return math.pi * self.r ** 2",
+            )
+        ),
+    )
+    assert result == AlreadyApplied("The replacement is already in `src/x.py` at lines 2-3.")
+
+
 def test_an_insertion_already_in_the_file_is_not_inserted_twice() -> None:
     source = "import os\nimport sys\nprint(1)\n"
     result, _ = apply(source, block(hunk("import os", "import os\nimport sys")))
@@ -252,3 +290,28 @@ def test_v4a_scope_not_found_is_refused_naming_it() -> None:
 def test_a_block_whose_hunks_change_nothing_is_already_applied() -> None:
     result, _ = apply("a\n", block(hunk("a", "a")))
     assert isinstance(result, AlreadyApplied)
+
+
+def test_an_ellipsis_added_by_a_diff_is_a_line_of_the_result() -> None:
+    source = "class Reader(Protocol):\n    def read(self) -> bytes:\n        return b''\n"
+    for fmt in ("unified_diff", "v4a"):
+        edit = block(
+            hunk(
+                "    def read(self) -> bytes:\n        return b''",
+                "    def read(self) -> bytes:\n        ...",
+            ),
+            fmt=fmt,
+        )
+        result, after = apply(source, edit)
+        assert isinstance(result, Placed) and result.notes == ()
+        assert after == "class Reader(Protocol):\n    def read(self) -> bytes:\n        ...\n"
+
+
+def test_a_bare_ellipsis_in_search_replace_still_stands_for_the_lines_it_elides() -> None:
+    source = "def f():\n    a = 1\n    b = 2\n    return a + b\n"
+    old = "def f():\n    a = 1\n    b = 2\n    return a + b"
+    result, after = apply(
+        source, block(hunk(old, "def f():\n    ...\n    b = 2\n    return a * b"))
+    )
+    assert isinstance(result, Placed)
+    assert after == "def f():\n    a = 1\n    b = 2\n    return a * b\n"

@@ -6,9 +6,10 @@ block is atomic, so one hunk that cannot be placed refuses the whole block (`Hun
 first strategy with any match decides, and it must match once, or a hint line
 must pick one match that is nearer than every other. The new lines are written in
 the file's form: lines the hunk keeps stay byte-identical, changed lines are
-re-indented like the match, placeholders (`# ... existing code ...`) are filled
-from the original. The result is the smallest set of line edits against the text
-the block was given.
+re-indented like the match, and placeholders (`# ... existing code ...`) in
+SEARCH/REPLACE and `««« EDIT` blocks are filled from the original (in diffs and
+patches every `+` line is literal). The result is the smallest set of line edits
+against the text the block was given.
 """
 
 from __future__ import annotations
@@ -27,11 +28,13 @@ from lsp_edit.resolve.ladder import (
     Reindent,
     Window,
     blank_edge_counts,
+    candidate_windows,
     index_for,
     ladder_rank,
     leading_whitespace,
     most_similar,
     search,
+    text_similarity,
 )
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import LineEdit, Text
@@ -43,6 +46,9 @@ _NOUN: dict[AnchoredFormat, str] = {
     "unified_diff": "diff hunk",
 }
 _QUOTED_LINES = 10
+# In a diff or a patch every `+` line is a line of the result: `...` there is
+# Python's Ellipsis (a stub body), never a placeholder for elided code.
+_LITERAL_FORMATS: frozenset[AnchoredFormat] = frozenset({"v4a", "unified_diff"})
 
 
 def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
@@ -144,8 +150,9 @@ def _replacement(
     drop_trail = min(match.trail, new_trail, len(new) - drop_lead)
     core_new = new[drop_lead : len(new) - drop_trail]
     region = list(ctx.index.lines[match.start : match.end])
-    literal = {line.strip() for line in core_old}
-    placeholders = placeholders_in(core_new, literal)
+    placeholders: list[int] = []
+    if ctx.block.format not in _LITERAL_FORMATS:
+        placeholders = placeholders_in(core_new, {line.strip() for line in core_old})
     mapped = _file_form(region, core_old, core_new, match.reindent, set(placeholders))
     if isinstance(mapped, int):
         return Refused(
@@ -353,7 +360,16 @@ def _not_found(
     if new and new != old:
         found = search(ctx.index, new, windows)
         if len(found) == 1:
-            return _already(found[0], ctx)
+            if _holds_its_result(old, found[0], windows, ctx):
+                return _already(found[0], ctx)
+            refused = _why_not_found(hunk, old, new, windows, ctx)
+            return Refused(refused.code, refused.message + _seen_elsewhere(found[0], ctx))
+    return _why_not_found(hunk, old, new, windows, ctx)
+
+
+def _why_not_found(
+    hunk: Hunk, old: list[str], new: list[str], windows: list[Window], ctx: _Context
+) -> Refused:
     if not ctx.index.lines:
         return Refused("not_found", f"The {ctx.noun} was not found: {ctx.where} is empty.")
     if ctx.block.format == "common_prefix":
@@ -368,6 +384,30 @@ def _not_found(
     return Refused(
         "not_found",
         f"{_capital(ctx.noun)} not found in {ctx.where}{scope}.{_similar(old, windows, ctx)}",
+    )
+
+
+def _holds_its_result(old: list[str], found: Match, windows: list[Window], ctx: _Context) -> bool:
+    """Whether the one place holding the new lines is the block's own place: of
+    the places that look like the old lines, it is the one most like them. New
+    lines found elsewhere (the same method in another class) are no evidence."""
+    place: Window = (found.start, found.end)
+    others = [
+        (first, last)
+        for first, last in candidate_windows(ctx.index, old, windows)
+        if last <= place[0] or place[1] <= first
+    ]
+    if not others:
+        return True
+    mine = text_similarity(ctx.index, place, old)
+    return all(mine > text_similarity(ctx.index, other, old) for other in others)
+
+
+def _seen_elsewhere(found: Match, ctx: _Context) -> str:
+    return (
+        f"\nIts replacement text is in {ctx.where} at lines "
+        f"{ctx.line(found.start)}-{ctx.line(found.end - 1)}, but that is not where the "
+        f"{ctx.noun} points, so the block is not taken as already applied."
     )
 
 
