@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
@@ -409,7 +409,10 @@ class Planner:
                     f"`{ref.relative}` already exists; edit it with an update instead of "
                     "creating it.",
                 )
-            return resolve_complete_file(item.content, None)
+            created = resolve_complete_file(item.content, None)
+            if isinstance(created, Placed) and not item.final_newline:
+                return replace(created, final_newline=False)
+            return created
         if isinstance(item, DeleteFile):
             if text is None:
                 return AlreadyApplied(f"`{ref.relative}` does not exist.")

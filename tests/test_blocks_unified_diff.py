@@ -77,12 +77,29 @@ def test_rename_headers_give_move_to():
     assert edit.path == "old.py" and edit.move_to == "new.py"
 
 
-def test_no_newline_marker_is_ignored():
+def test_no_newline_marker_after_both_sides_says_the_new_file_ends_without_one():
     reply = (
         "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n"
         "+b\n\\ No newline at end of file\n"
     )
-    assert parse_reply(reply)[0].hunks == (Hunk(("a",), ("b",), 1),)
+    assert parse_reply(reply)[0].hunks == (Hunk(("a",), ("b",), 1, final_newline=False),)
+
+
+def test_no_newline_marker_after_the_old_side_only_says_the_new_file_ends_with_one():
+    reply = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"
+    assert parse_reply(reply)[0].hunks == (Hunk(("a", "b"), ("a", "b"), 1, final_newline=True),)
+
+
+def test_no_newline_marker_after_a_context_line_holds_for_both_sides():
+    reply = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n"
+    assert parse_reply(reply)[0].hunks == (Hunk(("a", "b"), ("A", "b"), 1, final_newline=False),)
+
+
+def test_a_file_from_dev_null_marked_without_final_newline_is_created_without_one():
+    reply = "--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+a\n+b\n\\ No newline at end of file\n"
+    assert parse_reply(reply) == [
+        CreateFile(ReplySpan(1, 6), "new.py", ("a", "b"), "unified_diff", final_newline=False)
+    ]
 
 
 def test_diff_fence_with_miscounted_hunk_ending_at_the_fence_is_taken_as_written():

@@ -351,3 +351,10 @@ def test_complete_file_mode_takes_a_short_block_as_the_whole_file(workspace, tmp
     result = plan(workspace, reply, mode="complete_file")
     assert result.changes[0].status is Status.APPLIED
     assert after(result, "long.txt") == "line 1\nLINE 2\n"
+
+
+def test_a_file_created_from_dev_null_without_final_newline_has_none(workspace):
+    reply = (
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n"
+    )
+    assert after(plan(workspace, reply), "new.txt") == "one\ntwo"

@@ -315,3 +315,24 @@ def test_a_bare_ellipsis_in_search_replace_still_stands_for_the_lines_it_elides(
     )
     assert isinstance(result, Placed)
     assert after == "def f():\n    a = 1\n    b = 2\n    return a * b\n"
+
+
+def test_a_diff_marking_its_new_side_without_final_newline_removes_it() -> None:
+    edit = block(Hunk(("a", "b"), ("a", "c"), 1, final_newline=False), fmt="unified_diff")
+    result, after = apply("a\nb\n", edit)
+    assert isinstance(result, Placed)
+    assert after == "a\nc"
+
+
+def test_a_diff_that_only_adds_the_final_newline_is_applied() -> None:
+    edit = block(Hunk(("a", "b"), ("a", "b"), 1, final_newline=True), fmt="unified_diff")
+    result, after = apply("a\nb", edit)
+    assert isinstance(result, Placed) and result.edits == ()
+    assert result.notes == ("The file now ends with a newline",)
+    assert after == "a\nb\n"
+
+
+def test_a_no_newline_marker_on_a_hunk_away_from_the_end_is_ignored() -> None:
+    edit = block(Hunk(("a",), ("A",), 1, final_newline=False), fmt="unified_diff")
+    _, after = apply("a\nb\n", edit)
+    assert after == "A\nb\n"

@@ -58,6 +58,7 @@ def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
     strategies: list[str] = []
     notes: list[str] = []
     already: list[str] = []
+    final_newline: bool | None = None
     for number, hunk in enumerate(block.hunks, start=1):
         index = index_for(text) if not composer.changed else LineIndex(composer.current)
         outcome = _place_hunk(hunk, _Context(block, index, composer))
@@ -66,18 +67,38 @@ def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
             return Refused(outcome.code, label + outcome.message)
         if isinstance(outcome, AlreadyApplied):
             already.append(label + outcome.message)
+            if hunk.final_newline is not None and _ends_file(hunk.old_lines, composer.current):
+                final_newline = hunk.final_newline
             continue
         composer.replace(outcome.start, outcome.end, outcome.lines)
         strategies.append(outcome.strategy)
         notes.extend(label + note for note in outcome.notes)
+        # `\ No newline at end of file` speaks of the file's end: only a hunk placed there
+        if hunk.final_newline is not None and outcome.start + len(outcome.lines) == len(
+            composer.current
+        ):
+            final_newline = hunk.final_newline
     edits = composer.edits()
-    if not edits:
+    if text.lines and final_newline == text.final_newline:
+        final_newline = None
+    if not edits and final_newline is None:
         if already:
             return AlreadyApplied(" ".join(already))
         return AlreadyApplied("The block changes nothing: its old and new lines are the same.")
-    loosest = max(strategies, key=ladder_rank)
+    loosest = max(strategies, key=ladder_rank) if strategies else "exact"
     notes.extend(message for message in already if total > 1)
-    return Placed(edits, loosest, tuple(notes))
+    if final_newline is not None:
+        notes.append(
+            "The file now ends with a newline"
+            if final_newline
+            else "The file now ends without a newline, as `\\ No newline at end of file` says"
+        )
+    return Placed(edits, loosest, tuple(notes), final_newline)
+
+
+def _ends_file(old: Sequence[str], current: Sequence[str]) -> bool:
+    """Whether the file ends with these lines (a hunk already applied at the end)."""
+    return bool(old) and len(old) <= len(current) and list(current[-len(old) :]) == list(old)
 
 
 @dataclass(frozen=True)
