@@ -336,3 +336,11 @@ def test_a_no_newline_marker_on_a_hunk_away_from_the_end_is_ignored() -> None:
     edit = block(Hunk(("a",), ("A",), 1, final_newline=False), fmt="unified_diff")
     _, after = apply("a\nb\n", edit)
     assert after == "A\nb\n"
+
+
+def test_a_kept_line_that_repeats_keeps_its_own_line_ending() -> None:
+    source = "same\r\nsame\n"
+    for ops, kept in (("- ", "same\n"), (" -", "same\r\n")):
+        edit = block(Hunk(("same", "same"), ("same",), ops=ops), fmt="v4a")
+        _, after = apply(source, edit)
+        assert after == kept

@@ -91,6 +91,7 @@ class _HunkLines:
     new_count: int = 0
     old: list[str] = field(default_factory=list)
     new: list[str] = field(default_factory=list)
+    ops: list[str] = field(default_factory=list)
     trailing_blank: int = 0
     last_prefix: str = " "  # of the last hunk line, which a `\ No newline` line follows
     old_ends_file: bool = False  # a `\ No newline` line followed an old line
@@ -139,6 +140,7 @@ class _HunkLines:
             self.new.append(body)
             if self.new_left is not None:
                 self.new_left -= 1
+        self.ops.append(prefix)
         self.trailing_blank = self.trailing_blank + 1 if blank else 0
         self.last_prefix = prefix
 
@@ -153,12 +155,20 @@ class _HunkLines:
         if not exact and self.trailing_blank:
             del self.old[-self.trailing_blank :]
             del self.new[-self.trailing_blank :]
+            del self.ops[-self.trailing_blank :]
+            self.trailing_blank = 0
         if not self.old and not self.new:
             return None
         final_newline = None
         if self.old_ends_file or self.new_ends_file:
             final_newline = not self.new_ends_file
-        return Hunk(tuple(self.old), tuple(self.new), self.hint, final_newline=final_newline)
+        return Hunk(
+            tuple(self.old),
+            tuple(self.new),
+            self.hint,
+            final_newline=final_newline,
+            ops="".join(self.ops),
+        )
 
 
 @dataclass
@@ -261,7 +271,9 @@ class UnifiedDiff:
         assert hunk is not None and file is not None, "inside a hunk of a file"
         old, new = hunk.old, hunk.new
         old_before, new_before = len(old), len(new)
-        hunk.trailing_blank, last = add_prefixed(lines, first, old, new, hunk.trailing_blank)
+        hunk.trailing_blank, last = add_prefixed(
+            lines, first, old, new, hunk.trailing_blank, hunk.ops
+        )
         if last is not None:
             file.end = last
         if lines:

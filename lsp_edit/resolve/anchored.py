@@ -70,7 +70,7 @@ def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
             if hunk.final_newline is not None and _ends_file(hunk.old_lines, composer.current):
                 final_newline = hunk.final_newline
             continue
-        composer.replace(outcome.start, outcome.end, outcome.lines)
+        composer.replace(outcome.start, outcome.end, outcome.lines, outcome.origins)
         strategies.append(outcome.strategy)
         notes.extend(label + note for note in outcome.notes)
         # `\ No newline at end of file` speaks of the file's end: only a hunk placed there
@@ -110,6 +110,8 @@ class _Replacement:
     lines: tuple[str, ...]
     strategy: str
     notes: tuple[str, ...]
+    # per line, the current line it keeps (None: a new line); empty: unknown
+    origins: tuple[int | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -159,11 +161,11 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
     match, hint_note = chosen
     if match in covered:
         return _already(covered[match], ctx)
-    return _replacement(match, old, new, ctx, hint_note)
+    return _replacement(match, old, new, ctx, hint_note, hunk.ops)
 
 
 def _replacement(
-    match: Match, old: list[str], new: list[str], ctx: _Context, hint_note: str | None
+    match: Match, old: list[str], new: list[str], ctx: _Context, hint_note: str | None, ops: str
 ) -> _Replacement | Refused:
     core_old = old[match.lead : len(old) - match.trail]
     new_lead, new_trail = blank_edge_counts(new)
@@ -174,7 +176,13 @@ def _replacement(
     placeholders: list[int] = []
     if ctx.block.format not in _LITERAL_FORMATS:
         placeholders = placeholders_in(core_new, {line.strip() for line in core_old})
-    mapped = _file_form(region, core_old, core_new, match.reindent, set(placeholders))
+    # A diff says which lines it keeps: a repeated kept line is that copy, not another.
+    pairing: Opcodes | None = None
+    if core_old == old and core_new == new:
+        pairing = _opcodes(ops, core_old, core_new)
+    if pairing is None:
+        pairing = SequenceMatcher(None, core_old, core_new, autojunk=False).get_opcodes()
+    mapped = _file_form(region, core_new, pairing, match.reindent, set(placeholders))
     if isinstance(mapped, int):
         return Refused(
             "indentation_mismatch",
@@ -183,33 +191,63 @@ def _replacement(
             f"`{core_new[mapped].strip()}` is indented in a way that cannot be carried over. "
             "Write the block with the file's exact indentation.",
         )
-    expanded = expand_elisions(region, mapped, placeholders, ctx.line(match.start))
+    lines, kept = mapped
+    expanded = expand_elisions(region, lines, placeholders, ctx.line(match.start))
     if isinstance(expanded, Refused):
         return expanded
     notes = list(_strategy_notes(match, ctx))
     if hint_note:
         notes.append(hint_note)
     notes.extend(expanded.notes)
-    return _Replacement(match.start, match.end, expanded.lines, match.strategy, tuple(notes))
+    origins = () if placeholders else tuple(None if k is None else match.start + k for k in kept)
+    return _Replacement(
+        match.start, match.end, expanded.lines, match.strategy, tuple(notes), origins
+    )
+
+
+Opcodes = Sequence[tuple[str, int, int, int, int]]
+
+
+def _opcodes(ops: str, old: Sequence[str], new: Sequence[str]) -> Opcodes | None:
+    """The pairing of old and new lines a diff's line kinds spell out; None when
+    there are none or they do not fit the lines."""
+    if not ops or ops.count("+") + ops.count(" ") != len(new):
+        return None
+    if ops.count("-") + ops.count(" ") != len(old):
+        return None
+    codes: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for op in ops:
+        tag, di, dj = {" ": ("equal", 1, 1), "-": ("delete", 1, 0), "+": ("insert", 0, 1)}[op]
+        if codes and codes[-1][0] == tag:
+            _, i1, _, j1, _ = codes[-1]
+            codes[-1] = (tag, i1, i + di, j1, j + dj)
+        else:
+            codes.append((tag, i, i + di, j, j + dj))
+        i, j = i + di, j + dj
+    return codes
 
 
 def _file_form(
     region: Sequence[str],
-    old: Sequence[str],
     new: Sequence[str],
+    pairing: Opcodes,
     reindent: Reindent,
     placeholders: set[int],
-) -> list[str] | int:
-    """`new` as the file will hold it: lines equal to an old line are the file's line
-    (byte-identical), changed lines re-indented. An int is the index of a new line
-    whose indentation cannot be mapped."""
+) -> tuple[list[str], list[int | None]] | int:
+    """`new` as the file will hold it: lines paired with an old line are the file's
+    line (byte-identical), changed lines re-indented; with, per line, the index in
+    `region` of the line it keeps (None for a changed line). An int is the index
+    of a new line whose indentation cannot be mapped."""
     out: list[str] = []
-    matcher = SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    kept: list[int | None] = []
+    for tag, i1, i2, j1, j2 in pairing:
         if tag == "equal":
             out.extend(region[i1:i2])
+            kept.extend(range(i1, i2))
             continue
         for j in range(j1, j2):
+            kept.append(None)
             if j in placeholders:
                 out.append(new[j])
                 continue
@@ -217,7 +255,7 @@ def _file_form(
             if line is None:
                 return j
             out.append(line)
-    return out
+    return out, kept
 
 
 def _strategy_notes(match: Match, ctx: _Context) -> list[str]:
@@ -531,11 +569,17 @@ class _Dirty:
 
 class _Composer:
     """The text as hunk after hunk changes it, remembering which original lines each
-    changed stretch replaced, so the block's edits are given against the original."""
+    changed stretch replaced, so the block's edits are given against the original.
+
+    `origin` holds, per current line, the original line it is (kept by a hunk or
+    never touched), or None for a line a hunk wrote: a kept line stays that very
+    line, with its own ending, even where an equal line sits next to it.
+    """
 
     def __init__(self, original: Sequence[str]) -> None:
         self.original = original
         self.current: list[str] = list(original)
+        self.origin: list[int | None] = list(range(len(original)))
         self.dirty: list[_Dirty] = []
 
     @property
@@ -560,7 +604,15 @@ class _Composer:
                 shift += region.delta
         return original + shift
 
-    def replace(self, start: int, end: int, lines: Sequence[str]) -> None:
+    def replace(
+        self, start: int, end: int, lines: Sequence[str], keeps: Sequence[int | None] = ()
+    ) -> None:
+        """Current lines `start`..`end` become `lines`; `keeps` gives, per line, the
+        current line it keeps (None: a new line), when the hunk says so."""
+        origins = [self.origin[k] if k is not None else None for k in keeps]
+        if len(origins) != len(lines):
+            origins = [None] * len(lines)
+        self.origin[start:end] = origins
         delta = len(lines) - (end - start)
         merged = [r for r in self.dirty if r.cur_start <= end and start <= r.cur_end]
         kept = [r for r in self.dirty if r not in merged]
@@ -588,11 +640,21 @@ class _Composer:
     def edits(self) -> tuple[LineEdit, ...]:
         edits: list[LineEdit] = []
         for region in self.dirty:
+            # between the lines a hunk kept, the smallest edits
+            old_at, new_at = region.orig_start, region.cur_start
+            for at in range(region.cur_start, region.cur_end):
+                kept = self.origin[at]
+                if kept is None or not old_at <= kept < region.orig_end:
+                    continue
+                edits.extend(
+                    minimal_edits(self.original[old_at:kept], self.current[new_at:at], old_at)
+                )
+                old_at, new_at = kept + 1, at + 1
             edits.extend(
                 minimal_edits(
-                    self.original[region.orig_start : region.orig_end],
-                    self.current[region.cur_start : region.cur_end],
-                    region.orig_start,
+                    self.original[old_at : region.orig_end],
+                    self.current[new_at : region.cur_end],
+                    old_at,
                 )
             )
         return tuple(edits)
