@@ -344,3 +344,20 @@ def test_a_kept_line_that_repeats_keeps_its_own_line_ending() -> None:
         edit = block(Hunk(("same", "same"), ("same",), ops=ops), fmt="v4a")
         _, after = apply(source, edit)
         assert after == kept
+
+
+def test_a_patch_hunk_of_added_lines_only_goes_at_the_end_of_the_file() -> None:
+    result, after = apply("line1\nline2\n", block(hunk("", "added 1\nadded 2"), fmt="v4a"))
+    assert isinstance(result, Placed)
+    assert result.notes == ("Added at the end of the file: the hunk has no context lines",)
+    assert after == "line1\nline2\nadded 1\nadded 2\n"
+
+
+def test_a_patch_that_writes_the_last_line_ends_the_file_with_a_newline() -> None:
+    _, after = apply("one\ntwo", block(hunk("two", "2\nthree"), fmt="v4a"))
+    assert after == "one\n2\nthree\n"
+
+
+def test_a_patch_that_leaves_the_last_line_alone_keeps_the_missing_final_newline() -> None:
+    _, after = apply("one\r\ntwo", block(hunk("one", "ONE"), fmt="v4a"))
+    assert after == "ONE\r\ntwo"

@@ -73,11 +73,14 @@ def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
         composer.replace(outcome.start, outcome.end, outcome.lines, outcome.origins)
         strategies.append(outcome.strategy)
         notes.extend(label + note for note in outcome.notes)
-        # `\ No newline at end of file` speaks of the file's end: only a hunk placed there
-        if hunk.final_newline is not None and outcome.start + len(outcome.lines) == len(
-            composer.current
-        ):
-            final_newline = hunk.final_newline
+        if outcome.start + len(outcome.lines) == len(composer.current) and outcome.lines:
+            # `\ No newline at end of file` speaks of the file's end: only a hunk placed
+            # there. Without it, a diff's or patch's lines are whole lines: one that
+            # writes the last line of the file ends it with a newline.
+            if hunk.final_newline is not None:
+                final_newline = hunk.final_newline
+            elif block.format in _LITERAL_FORMATS and composer.origin[-1] is None:
+                final_newline = True
     edits = composer.edits()
     if text.lines and final_newline == text.final_newline:
         final_newline = None
@@ -358,6 +361,16 @@ def _insert_without_context(
             "ambiguous",
             f"The scope `{hunk.scope[-1].strip()}` matches {len(windows)} places "
             f"(lines {_and(scope_lines)}); add more scope or context lines to make it unique.",
+        )
+    if ctx.block.format == "v4a":
+        # apply_patch's own rule: a hunk of added lines only goes at the end of the file
+        at = len(lines)
+        return _Replacement(
+            at,
+            at,
+            tuple(new),
+            "end_of_file",
+            ("Added at the end of the file: the hunk has no context lines",),
         )
     return Refused(
         "not_found",
