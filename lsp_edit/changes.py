@@ -47,7 +47,7 @@ EDIT_MODES = ("ast_path", "line_numbers", "complete_file")
 # In auto mode, a whole-file block may not cut a file of this many lines to less
 # than half: that is a snippet taken for the whole file.
 _SNIPPET_GUARD_LINES = 20
-MODE_ERROR = "edit_mode must be one of: ast_path, line_numbers, complete_file"
+MODE_ERROR = "edit_mode must be one of: auto, ast_path, line_numbers, complete_file"
 
 
 class Status(StrEnum):
@@ -208,10 +208,12 @@ def describe(block: ReplyItem) -> str:
             suffix = "" if target.action == "replace" else f":{target.action}"
             return f"Change to `ast-path:{target.written}{suffix}`"
         if isinstance(target, LineRangeTarget):
-            written = block.tag.split(":", 1)[-1].replace(" ", "")
-            if ":" in written:
-                return f"Change at lines {written.replace(':', '-')}"
-            return f"Change at line {written}"
+            # the tag's end is exclusive: `python:17:19` changes lines 17 and 18
+            if target.end == target.start:
+                return f"Insertion before line {target.start}"
+            if target.end == target.start + 1:
+                return f"Change at line {target.start}"
+            return f"Change at lines {target.start}-{target.end - 1}"
         return f"Change to `{block.path or 'the target file'}` (complete file)"
     if isinstance(block, AnchoredEdit):
         kind = {
@@ -521,46 +523,80 @@ def _covered_lines(edits: Sequence[LineEdit]) -> tuple[int, int] | None:
     return (start + 1, max(end, start + 1))
 
 
-def summary(plan: Plan, *, dry_run: bool = False) -> str:
-    """The reply for the LLM, in the mode separation plan's words."""
-    lines: list[str] = []
-    for name, outcome in plan.files.items():
-        if not outcome.changed:
-            continue
-        if outcome.moved_to is not None:
-            lines.append(f"File '{name}' has been moved to '{outcome.moved_to}'.")
-        elif outcome.after is None:
-            lines.append(f"File '{name}' has been deleted.")
-        elif outcome.before is None:
-            lines.append(
-                f"File '{name}' has been created. It now has {outcome.after.line_count} lines."
-            )
-        else:
-            lines.append(
-                f"File '{name}' has been updated. It now has {outcome.after.line_count} lines."
-            )
+def file_fate(outcome: FileOutcome) -> str:
+    """What the reply does to a file: `created`, `updated`, `deleted`, `moved` or
+    `unchanged`."""
+    if not outcome.changed:
+        return "unchanged"
+    if outcome.moved_to is not None:
+        return "moved"
+    if outcome.after is None:
+        return "deleted"
+    return "created" if outcome.before is None else "updated"
+
+
+def summary(plan: Plan, *, dry_run: bool = False, not_written: str | None = None) -> str:
+    """The reply for the LLM, in the mode separation plan's words.
+
+    With `dry_run`, or `not_written` (why writing the files failed), it says what
+    the reply would do, since no file holds it."""
+    hypothetical = dry_run or not_written is not None
+    lines = [_file_line(name, outcome, hypothetical) for name, outcome in plan.files.items()]
+    lines = [line for line in lines if line]
     changes = plan.changes
     if not changes:
         lines.append("No edit blocks were found in the reply.")
     else:
-        done = sum(1 for change in changes if change.succeeded)
         if lines:
             lines.append("")
-        if done == len(changes):
-            lines.append("All changes were applied.")
-        elif done:
-            lines.append("Some changes were applied.")
-        else:
-            lines.append("No changes were applied.")
-        problems = [change for change in changes if not change.succeeded or change.code]
-        notes = [(change, note) for change in changes for note in change.notes]
-        if problems or notes:
+        lines.append(_verdict(changes, hypothetical))
+        bullets = [_bullet(change) for change in changes if not change.succeeded or change.code]
+        bullets += [
+            f"  • {change.description}: {note}" for change in changes for note in change.notes
+        ]
+        if bullets:
             lines.append("")
-        for change in problems:
-            lines.append(f"  • {change.description} was not applied: {change.message}")
-        for change, note in notes:
-            lines.append(f"  • {change.description}: {note}")
+            lines.extend(bullets)
     if dry_run:
-        lines.append("")
-        lines.append("(dry run: no file was written)")
+        lines += ["", "(dry run: no file was written)"]
+    if not_written is not None:
+        lines += ["", not_written]
     return "\n".join(lines)
+
+
+def _file_line(name: str, outcome: FileOutcome, hypothetical: bool) -> str:
+    fate = file_fate(outcome)
+    if fate == "unchanged":
+        return ""
+    has = "would be" if hypothetical else "has been"
+    if fate == "moved":
+        return f"File '{name}' {has} moved to '{outcome.moved_to}'."
+    if fate == "deleted":
+        return f"File '{name}' {has} deleted."
+    assert outcome.after is not None
+    count = outcome.after.line_count
+    size = f"{count} line{'' if count == 1 else 's'}"
+    now = f"It would have {size}." if hypothetical else f"It now has {size}."
+    return f"File '{name}' {has} {fate}. {now}"
+
+
+def _verdict(changes: Sequence[Change], hypothetical: bool) -> str:
+    placed = sum(1 for change in changes if change.status in (Status.APPLIED, Status.PENDING))
+    already = sum(1 for change in changes if change.code == "already_applied")
+    failed = len(changes) - placed - already
+    were = "would be" if hypothetical else "were"
+    if failed and placed:
+        return f"Some changes {were} applied."
+    if failed:
+        return f"No changes {were} applied."
+    if not placed:
+        return "Nothing to do: every change was already in the file."
+    if already:
+        return f"All changes {were} applied or already in the file."
+    return f"All changes {were} applied."
+
+
+def _bullet(change: Change) -> str:
+    if change.code == "already_applied":
+        return f"  • {change.description} was already in the file: {change.message}"
+    return f"  • {change.description} was not applied: {change.message}"

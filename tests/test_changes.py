@@ -40,7 +40,7 @@ def after(result, name):
 
 def test_invalid_mode_names_the_three_modes():
     with pytest.raises(
-        ValueError, match="edit_mode must be one of: ast_path, line_numbers, complete_file"
+        ValueError, match="edit_mode must be one of: auto, ast_path, line_numbers, complete_file"
     ):
         check_mode("lines")
 
@@ -75,7 +75,7 @@ def test_line_number_block_after_ast_path_mode_was_established_is_rejected(works
     assert first.status is Status.APPLIED
     assert second.code == "mode_mismatch"
     assert f"{second.description} rejected: {second.message}" == (
-        "Change at lines 45-67 rejected: Line number format specified but AST path mode is "
+        "Change at lines 45-66 rejected: Line number format specified but AST path mode is "
         "active. Use `type:Namespace-Class-Method` format instead."
     )
     assert second.detail == "Active mode: AST paths\nRequired format: `text:Namespace-Class-Method`"
@@ -200,7 +200,7 @@ def test_summary_reports_updated_files_and_each_change_not_applied(workspace):
         "",
         "Some changes were applied.",
         "",
-        "  • Change at lines 2-3 was not applied: Line number format specified but AST path "
+        "  • Change at line 2 was not applied: Line number format specified but AST path "
         "mode is active. Use `type:Namespace-Class-Method` format instead.",
     ]
 
@@ -358,3 +358,44 @@ def test_a_file_created_from_dev_null_without_final_newline_has_none(workspace):
         "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n"
     )
     assert after(plan(workspace, reply), "new.txt") == "one\ntwo"
+
+
+@pytest.mark.parametrize(
+    ("tag", "description"),
+    [
+        ("text:17:19", "Change at lines 17-18"),
+        ("text:17", "Change at line 17"),
+        ("text:17:18", "Change at line 17"),
+        ("text:17:17", "Insertion before line 17"),
+    ],
+)
+def test_a_line_range_is_described_with_its_end_excluded(workspace, tag, description):
+    reply = f"notes.txt\n{FENCE}{tag}\nx\n{FENCE}\n"
+    assert plan(workspace, reply).changes[0].description == description
+
+
+def test_summary_does_not_call_an_already_applied_change_not_applied(workspace):
+    reply = "notes.txt\n<<<<<<< SEARCH\nzero\n=======\none\n>>>>>>> REPLACE\n"
+    assert summary(plan(workspace, reply)).splitlines() == [
+        "Nothing to do: every change was already in the file.",
+        "",
+        "  • Change to `notes.txt` (SEARCH/REPLACE, reply line 2) was already in the file: "
+        "The replacement is already in `notes.txt` at line 1.",
+    ]
+
+
+def test_summary_says_no_change_was_applied_when_one_was_already_in_and_one_failed(workspace):
+    reply = (
+        "notes.txt\n<<<<<<< SEARCH\nzero\n=======\none\n>>>>>>> REPLACE\n\n"
+        "client.py\n<<<<<<< SEARCH\nnothing like it\n=======\nx\n>>>>>>> REPLACE\n"
+    )
+    lines = summary(plan(workspace, reply)).splitlines()
+    assert lines[0] == "No changes were applied."
+
+
+def test_summary_counts_one_line_in_the_singular(workspace, tmp_path):
+    (tmp_path / "one.txt").write_text("a\n")
+    reply = "one.txt\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
+    assert summary(plan(workspace, reply)).splitlines()[0] == (
+        "File 'one.txt' has been updated. It now has 1 line."
+    )

@@ -225,7 +225,7 @@ def test_common_prefix_old_lines_mismatch_names_the_line_and_both_texts() -> Non
     result, _ = apply(SOURCE, edit)
     assert result == Refused(
         "old_lines_mismatch",
-        "Old lines don't match content after anchor (anchor at lines 5-5): line 6 is "
+        "Old lines don't match content after anchor (anchor at line 5): line 6 is "
         "`    return 2` but the block expects `    return 7`.",
     )
 

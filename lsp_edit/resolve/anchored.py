@@ -135,6 +135,11 @@ class _Context:
         """The 1-based line in the original document for a current 0-based index."""
         return self.composer.to_original(current) + 1
 
+    def lines(self, start: int, end: int) -> str:
+        """`line 4` or `lines 4-9`, for current lines `start`..`end` (end exclusive)."""
+        first, last = self.line(start), self.line(end - 1)
+        return f"line {first}" if first >= last else f"lines {first}-{last}"
+
 
 def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Refused:
     old, new = list(hunk.old_lines), list(hunk.new_lines)
@@ -189,7 +194,7 @@ def _replacement(
     if isinstance(mapped, int):
         return Refused(
             "indentation_mismatch",
-            f"The {ctx.noun} matches lines {ctx.line(match.start)}-{ctx.line(match.end - 1)} "
+            f"The {ctx.noun} matches {ctx.lines(match.start, match.end)} "
             f"with other indentation ({match.reindent.describe()}), but its new line "
             f"`{core_new[mapped].strip()}` is indented in a way that cannot be carried over. "
             "Write the block with the file's exact indentation.",
@@ -264,7 +269,7 @@ def _file_form(
 def _strategy_notes(match: Match, ctx: _Context) -> list[str]:
     if match.strategy == "exact":
         return []
-    where = f"lines {ctx.line(match.start)}-{ctx.line(match.end - 1)}"
+    where = ctx.lines(match.start, match.end)
     what = {
         "trailing_whitespace": "trailing whitespace",
         "indentation": "indentation",
@@ -326,8 +331,7 @@ def _covered_by_new(
 
 def _already(match: Match, ctx: _Context) -> AlreadyApplied:
     return AlreadyApplied(
-        f"The replacement is already in {ctx.where} at lines "
-        f"{ctx.line(match.start)}-{ctx.line(match.end - 1)}."
+        f"The replacement is already in {ctx.where} at {ctx.lines(match.start, match.end)}."
     )
 
 
@@ -477,8 +481,8 @@ def _holds_its_result(old: list[str], found: Match, windows: list[Window], ctx: 
 
 def _seen_elsewhere(found: Match, ctx: _Context) -> str:
     return (
-        f"\nIts replacement text is in {ctx.where} at lines "
-        f"{ctx.line(found.start)}-{ctx.line(found.end - 1)}, but that is not where the "
+        f"\nIts replacement text is in {ctx.where} at {ctx.lines(found.start, found.end)}, "
+        "but that is not where the "
         f"{ctx.noun} points, so the block is not taken as already applied."
     )
 
@@ -512,15 +516,15 @@ def _anchor_diagnosis(
         if at >= len(lines):
             return Refused(
                 "old_lines_mismatch",
-                f"Old lines don't match content after anchor (anchor at lines "
-                f"{ctx.line(match.start)}-{ctx.line(match.end - 1)}): the file ends at line "
+                f"Old lines don't match content after anchor (anchor at "
+                f"{ctx.lines(match.start, match.end)}): the file ends at line "
                 f"{ctx.line(len(lines) - 1)}, but `{expected.strip()}` was expected next.",
             )
         if key(lines[at]) != key(expected):
             return Refused(
                 "old_lines_mismatch",
-                f"Old lines don't match content after anchor (anchor at lines "
-                f"{ctx.line(match.start)}-{ctx.line(match.end - 1)}): line {ctx.line(at)} "
+                f"Old lines don't match content after anchor (anchor at "
+                f"{ctx.lines(match.start, match.end)}): line {ctx.line(at)} "
                 f"is `{lines[at]}` but the block expects `{expected}`.",
             )
     # the anchor and the lines after it match line by line, but not as one block
