@@ -10,7 +10,7 @@ the result is a `Plan` the caller writes or shows.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
@@ -38,15 +38,13 @@ from lsp_edit.resolve.complete_file import resolve_complete_file
 from lsp_edit.resolve.line_ops import resolve_line_operation
 from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
+from lsp_edit.resolve.whole_file import names_in_prose, resolve_whole_file
 from lsp_edit.symbols import SymbolIndex, language_for
 from lsp_edit.symbols.model import Symbol
 from lsp_edit.text import LineEdit, Text
 from lsp_edit.workspace import FileRef
 
 EDIT_MODES = ("ast_path", "line_numbers", "complete_file")
-# In auto mode, a whole-file block may not cut a file of this many lines to less
-# than half: that is a snippet taken for the whole file.
-_SNIPPET_GUARD_LINES = 20
 MODE_ERROR = "edit_mode must be one of: auto, ast_path, line_numbers, complete_file"
 
 
@@ -251,10 +249,15 @@ class Planner:
         *,
         default_target: str | None = None,
         ids: Iterator[str] | None = None,
+        reply: str | None = None,
     ) -> None:
+        """`reply` is the reply's text, when the caller has it: a whole-file block that
+        leaves out definitions the reply's prose names may have removed them on
+        purpose; without it, no definition counts as mentioned."""
         self.files = files
         self.session = session
         self.default_target = default_target
+        self._mentioned = names_in_prose(reply) if reply else frozenset()
         self.plan = Plan()
         self._ids = ids if ids is not None else (str(n) for n in itertools.count(1))
         self._failed: set[str] = set()
@@ -420,8 +423,14 @@ class Planner:
                 return AlreadyApplied(f"`{ref.relative}` does not exist.")
             return Placed((), "delete_file")
         if isinstance(item, FencedEdit) and item.target is None:
-            resolution = resolve_complete_file(item.content, text)
-            return self._check_not_a_snippet(resolution, text, ref)
+            return resolve_whole_file(
+                item.content,
+                text,
+                _language(item, ref),
+                name=ref.relative,
+                symbols_of=self._symbols_of(ref),
+                mentioned=self._mentioned.__contains__,
+            )
         if isinstance(item, AnchoredEdit):
             if text is None and any(hunk.old_lines for hunk in item.hunks):
                 return self._missing(ref)
@@ -442,32 +451,19 @@ class Planner:
                 f"Cannot find symbols in `{ref.relative}`: its language is not supported.",
             )
 
-        def symbols_of(text: Text, language: str) -> list[Symbol]:
-            return self._symbols.symbols(ref.relative, None, text, language)
-
+        symbols_of = self._symbols_of(ref)
         if isinstance(item, ChunkDiff):
             return resolve_chunk_diff(item, text, language, symbols_of=symbols_of)
         return resolve_ast_path(item, text, language, symbols_of=symbols_of)
 
-    def _check_not_a_snippet(
-        self, resolution: Resolution, text: Text | None, ref: FileRef
-    ) -> Resolution:
-        """In auto mode a bare fence after a file name is taken for the whole file;
-        one that would cut the file to less than half is more likely a snippet."""
-        if self.session.requested != "auto" or text is None or not isinstance(resolution, Placed):
-            return resolution
-        old = text.line_count
-        new = old + sum(edit.delta for edit in resolution.edits)
-        if old >= _SNIPPET_GUARD_LINES and new * 2 < old:
-            return Refused(
-                "whole_file_shrinks",
-                f"This block would replace all {old} lines of `{ref.relative}` with {new} "
-                "lines, so it looks like a snippet rather than the whole file. Address the "
-                "part it changes (an AST path such as `python:Class-method`, or "
-                "SEARCH/REPLACE), or write the whole file; with complete file mode it is "
-                "taken as the whole file.",
-            )
-        return resolution
+    def _symbols_of(self, ref: FileRef) -> Callable[[Text, str], list[Symbol]]:
+        """A file's symbols through the reply's index: each new text of the file is
+        reparsed incrementally from the one before."""
+
+        def symbols_of(text: Text, language: str) -> list[Symbol]:
+            return self._symbols.symbols(ref.relative, None, text, language)
+
+        return symbols_of
 
     def _target_path(self, item: EditBlock) -> tuple[str | None, str | None]:
         """The path a block targets, and a note when it is not the one it wrote: a

@@ -162,7 +162,7 @@ def run_apply(args: argparse.Namespace) -> int:
         raise UsageError(f"--root {args.root}: not a folder")
     reply = _read_reply(args.response)
     workspace = Workspace(root)
-    planner = Planner(workspace, Session(args.mode), default_target=args.target)
+    planner = Planner(workspace, Session(args.mode), default_target=args.target, reply=reply)
     planner.add(parse_reply(reply))
     plan = planner.plan
     failure: WriteFailure | None = None

@@ -337,12 +337,55 @@ def test_prose_before_a_block_gives_way_to_the_default_target(workspace):
 LONG = "".join(f"line {n}\n" for n in range(1, 41))
 
 
-def test_snippet_after_a_file_name_is_not_taken_for_the_whole_file(workspace, tmp_path):
+def test_a_cut_off_whole_file_is_refused_in_every_mode(workspace, tmp_path):
     (tmp_path / "long.txt").write_text(LONG)
-    reply = f"`long.txt`:\n{FENCE}text\nline 1\nLINE 2\n{FENCE}\n"
-    change = plan(workspace, reply).changes[0]
-    assert change.status is Status.FAILED and change.code == "whole_file_shrinks"
-    assert "replace all 40 lines of `long.txt` with 2 lines" in change.message
+    reply = f"`long.txt`:\n{FENCE}text\nline 1\nline 2\nline\n{FENCE}\n"
+    for mode in ("auto", "complete_file"):
+        result = plan(workspace, reply, mode=mode)
+        change = result.changes[0]
+        assert change.status is Status.FAILED and change.code == "truncated_file"
+        assert change.message.startswith(
+            "The block holds only the first 3 of the 40 lines of `long.txt`, unchanged"
+        )
+        assert result.files == {}
+
+
+def test_a_function_under_a_file_name_replaces_that_function_in_complete_file_mode(workspace):
+    reply = f"client.py\n{FENCE}python\ndef close(self):\n    self.closed = True\n{FENCE}\n"
+    for mode in ("auto", "complete_file"):
+        result = plan(workspace, reply, mode=mode)
+        change = result.changes[0]
+        assert change.status is Status.APPLIED and change.strategy == "definitions"
+        assert after(result, "client.py") == CLIENT.replace("pass", "self.closed = True")
+
+
+def test_a_usage_snippet_never_overwrites_the_file_it_names(workspace):
+    reply = f"Run it:\n\n{FENCE}python\npython client.py\n{FENCE}\n"
+    result = plan(workspace, reply, mode="complete_file", target="client.py")
+    change = result.changes[0]
+    assert change.status is Status.FAILED and change.code == "not_whole_file"
+    assert "it leaves out `Client` (class), which the reply does not mention" in change.message
+    assert result.files == {}
+
+
+def test_a_whole_file_that_drops_a_definition_the_reply_names_removes_it(workspace):
+    reply = (
+        f"I removed `close`, nothing calls it:\n\nclient.py\n{FENCE}python\n"
+        f'class Client:\n    def chat(self):\n        return "new"\n{FENCE}\n'
+    )
+    planner = Planner(workspace, Session("auto"), reply=reply)
+    planner.add(parse_reply(reply))
+    assert planner.plan.changes[0].strategy == "complete_file"
+    assert after(planner.plan, "client.py") == (
+        'class Client:\n    def chat(self):\n        return "new"\n'
+    )
+    # without the reply's prose nothing is mentioned: `close` stays, and a note says why
+    result = plan(workspace, reply)
+    assert after(result, "client.py") == CLIENT.replace('"old"', '"new"')
+    assert result.changes[0].notes == (
+        "Taken as definitions, not as the whole file (it leaves out `Client-close` (method), "
+        "which the reply does not mention): replaced `Client-chat`",
+    )
 
 
 def test_complete_file_mode_takes_a_short_block_as_the_whole_file(workspace, tmp_path):

@@ -181,7 +181,11 @@ def test_every_format_of_the_same_edit_gives_the_same_file(case):
     # the lines of a diff or a patch are whole lines: one written last ends the file
     # with a newline (a diff would need `\ No newline at end of file` to say otherwise)
     whole_lines = render_file(edited, detect_line_ending(source), True)
+    # a whole file that is the old file's start, unchanged, reads as a cut-off reply
+    cut_off = edited != lines and lines[: len(edited)] == edited
     for render in FORMATS:
+        if render is complete_file and cut_off:
+            continue
         reply = render(lines, start, end, new)
         plan = apply(reply, source)
         assert [c.status for c in plan.changes] == [Status.APPLIED], (render.__name__, plan.changes)
