@@ -174,3 +174,12 @@ def test_prose_line_directly_inside_a_short_hunk_is_still_refused():
     (problem,) = [item for item in parse_reply(reply) if isinstance(item, ParseProblem)]
     assert problem.code == "malformed_diff"
     assert "declares 4 old and 4 new lines and has 2 and 2 so far" in problem.message
+
+
+def test_a_diff_from_dev_null_whose_hunk_has_old_lines_edits_the_file():
+    reply = "--- /dev/null\n+++ file.txt\n@@ -1 +1 @@\n-Original\n+Modified\n"
+    assert parse_reply(reply) == [
+        AnchoredEdit(
+            ReplySpan(1, 5), "file.txt", "unified_diff", (Hunk(("Original",), ("Modified",), 1),)
+        )
+    ]

@@ -361,3 +361,24 @@ def test_a_patch_that_writes_the_last_line_ends_the_file_with_a_newline() -> Non
 def test_a_patch_that_leaves_the_last_line_alone_keeps_the_missing_final_newline() -> None:
     _, after = apply("one\r\ntwo", block(hunk("one", "ONE"), fmt="v4a"))
     assert after == "ONE\r\ntwo"
+
+
+def test_search_lines_numbered_as_a_file_view_shows_them_are_read_without_the_numbers() -> None:
+    source = "function one() {\n    return 1;\n}\n"
+    edit = block(
+        hunk(
+            "1 | function one() {\n2 |     return 1;\n3 | }", "function one() {\n    return 10;\n}"
+        )
+    )
+    result, after = apply(source, edit)
+    assert isinstance(result, Placed)
+    assert result.notes == (
+        "Its SEARCH lines carried line numbers (`12 | `); they were read without them",
+    )
+    assert after == source.replace("return 1;", "return 10;")
+
+
+def test_line_numbers_that_do_not_count_up_are_text() -> None:
+    edit = block(hunk("1 | function one() {\n3 |     return 1;", "x"))
+    result, _ = apply("function one() {\n    return 1;\n}\n", edit)
+    assert isinstance(result, Refused) and result.code == "not_found"

@@ -562,7 +562,11 @@ class UnifiedDiff:
         if file is None:
             return
         section = span(file.start, file.end)
-        creating = file.old_path == DEV_NULL or (file.new_file and file.old_path is None)
+        # a hunk with old lines edits the file, whatever its `--- /dev/null` header says
+        edits = any(hunk.old_lines for hunk in file.hunks)
+        creating = not edits and (
+            file.old_path == DEV_NULL or (file.new_file and file.old_path is None)
+        )
         deleting = file.new_path == DEV_NULL or (file.deleted_file and file.new_path is None)
         name = file.name()
         if name is None:

@@ -14,8 +14,9 @@ against the text the block was given.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
@@ -157,6 +158,15 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
         # the scope's block is found by indentation; a hunk may still sit just below it
         matches = search(ctx.index, old, [(lo, len(lines)) for lo, _ in windows])
     if not matches:
+        numbered = _without_line_numbers(hunk)
+        if numbered is not None and ctx.block.format == "search_replace":
+            placed = _place_hunk(numbered, ctx)
+            if isinstance(placed, _Replacement):
+                note = (
+                    "Its SEARCH lines carried line numbers (`12 | `); they were read without them"
+                )
+                return replace(placed, notes=(*placed.notes, note))
+            return placed
         return _not_found(hunk, old, new, windows, ctx)
     if old == new:
         return AlreadyApplied("The hunk changes nothing: its old and new lines are the same.")
@@ -170,6 +180,29 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
     if match in covered:
         return _already(covered[match], ctx)
     return _replacement(match, old, new, ctx, hint_note, hunk.ops)
+
+
+_LINE_NUMBER = re.compile(r"\s*(\d+) ?\|(?: |$)")
+
+
+def _without_line_numbers(hunk: Hunk) -> Hunk | None:
+    """The hunk with the `12 | ` prefixes a file view puts before each line taken off
+    its old lines (and its new lines, when they all carry them), when every old line
+    carries one and they count up one by one; None otherwise."""
+    numbers = [_LINE_NUMBER.match(line) for line in hunk.old_lines]
+    if not all(numbers):
+        return None
+    counted = [int(found.group(1)) for found in numbers if found]
+    if counted != list(range(counted[0], counted[0] + len(counted))):
+        return None
+    old = tuple(
+        line[found.end() :] for line, found in zip(hunk.old_lines, numbers, strict=True) if found
+    )
+    new = hunk.new_lines
+    prefixes = [_LINE_NUMBER.match(line) for line in new]
+    if new and all(prefixes):
+        new = tuple(line[found.end() :] for line, found in zip(new, prefixes, strict=True) if found)
+    return replace(hunk, old_lines=old, new_lines=new, ops="")
 
 
 def _replacement(
