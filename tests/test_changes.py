@@ -339,7 +339,7 @@ LONG = "".join(f"line {n}\n" for n in range(1, 41))
 
 def test_a_cut_off_whole_file_is_refused_in_every_mode(workspace, tmp_path):
     (tmp_path / "long.txt").write_text(LONG)
-    reply = f"`long.txt`:\n{FENCE}text\nline 1\nline 2\nline\n{FENCE}\n"
+    reply = f"`long.txt`:\n{FENCE}text\nline 1\nline 2\nline 3\n{FENCE}\n"
     for mode in ("auto", "complete_file"):
         result = plan(workspace, reply, mode=mode)
         change = result.changes[0]

@@ -105,8 +105,8 @@ def test_a_file_whose_definitions_cannot_be_read_is_taken_whole() -> None:
     assert after == "one\nTWO\n"
 
 
-def test_a_cut_off_block_is_refused_even_mid_line() -> None:
-    result, after = place(CALCULATOR, "class Calculator {\n  constructor() {\n    this.res")
+def test_a_cut_off_block_is_refused() -> None:
+    result, after = place(CALCULATOR, "class Calculator {\n  constructor() {\n    this.result = 0;")
     assert isinstance(result, Refused) and result.code == "truncated_file"
     assert after == CALCULATOR
 
@@ -127,3 +127,8 @@ def test_the_names_a_reply_mentions_are_those_outside_its_code_blocks() -> None:
     words = names_in_prose(reply)
     assert {"old_helper", "run", "renamed"} <= words
     assert "hidden" not in words
+
+
+def test_a_whole_file_whose_last_line_became_shorter_is_not_cut_off() -> None:
+    result, after = place("x = 1\ny = 10\n", "x = 1\ny = 1", language=None)
+    assert isinstance(result, Placed) and after == "x = 1\ny = 1\n"

@@ -112,19 +112,17 @@ def resolve_whole_file(
 
 def _cut_off(content: Sequence[str], lines: Sequence[str]) -> int | None:
     """The number of lines of a block that is the file's start, unchanged, ending
-    before the file does (its last line may stop mid-line); None otherwise."""
+    before the file does; None otherwise. (A closed fence holds whole lines: a
+    reply cut mid-line never closes its fence.)"""
     body = list(content)
     while body and not body[-1].strip():
         body.pop()
     count = len(body)
     if not count or count > len(lines):
         return None
-    if any(body[i].rstrip() != lines[i].rstrip() for i in range(count - 1)):
+    if any(body[i].rstrip() != lines[i].rstrip() for i in range(count)):
         return None
-    last, there = body[-1].rstrip(), lines[count - 1].rstrip()
-    if not there.startswith(last):
-        return None
-    if last == there and not any(line.strip() for line in lines[count:]):
+    if not any(line.strip() for line in lines[count:]):
         return None  # all there: the whole file, unchanged
     return count
 
