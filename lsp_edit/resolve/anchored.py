@@ -80,7 +80,10 @@ def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
             # writes the last line of the file ends it with a newline.
             if hunk.final_newline is not None:
                 final_newline = hunk.final_newline
-            elif block.format in _LITERAL_FORMATS and composer.origin[-1] is None:
+            elif (
+                block.format in _LITERAL_FORMATS
+                and composer.origin_of(len(composer.current) - 1) is None
+            ):
                 final_newline = True
     edits = composer.edits()
     if text.lines and final_newline == text.final_newline:
@@ -611,6 +614,8 @@ class _Dirty:
     cur_end: int
     orig_start: int
     orig_end: int
+    # per current line of the stretch, the original line it is (None: written)
+    origins: list[int | None]
 
     @property
     def delta(self) -> int:
@@ -621,15 +626,14 @@ class _Composer:
     """The text as hunk after hunk changes it, remembering which original lines each
     changed stretch replaced, so the block's edits are given against the original.
 
-    `origin` holds, per current line, the original line it is (kept by a hunk or
-    never touched), or None for a line a hunk wrote: a kept line stays that very
-    line, with its own ending, even where an equal line sits next to it.
+    Each changed stretch knows, per line, the original line it is (kept by a hunk)
+    or None for a line a hunk wrote: a kept line stays that very line, with its own
+    ending, even where an equal line sits next to it.
     """
 
     def __init__(self, original: Sequence[str]) -> None:
         self.original = original
         self.current: list[str] = list(original)
-        self.origin: list[int | None] = list(range(len(original)))
         self.dirty: list[_Dirty] = []
 
     @property
@@ -659,10 +663,9 @@ class _Composer:
     ) -> None:
         """Current lines `start`..`end` become `lines`; `keeps` gives, per line, the
         current line it keeps (None: a new line), when the hunk says so."""
-        origins = [self.origin[k] if k is not None else None for k in keeps]
+        origins = [None if k is None else self.origin_of(k) for k in keeps]
         if len(origins) != len(lines):
             origins = [None] * len(lines)
-        self.origin[start:end] = origins
         delta = len(lines) - (end - start)
         merged = [r for r in self.dirty if r.cur_start <= end and start <= r.cur_end]
         kept = [r for r in self.dirty if r not in merged]
@@ -679,21 +682,35 @@ class _Composer:
         if orig_end is None:
             inside = sum(r.delta for r in merged)
             orig_end = last - before - inside
+        origins = [
+            *(self.origin_of(at) for at in range(first, start)),
+            *origins,
+            *(self.origin_of(at) for at in range(end, last)),
+        ]
         self.current[start:end] = lines
         for region in kept:
             if region.cur_start >= end:
                 region.cur_start += delta
                 region.cur_end += delta
-        kept.append(_Dirty(first, last + delta, orig_start, orig_end))
+        kept.append(_Dirty(first, last + delta, orig_start, orig_end, origins))
         self.dirty = sorted(kept, key=lambda r: r.cur_start)
+
+    def origin_of(self, current: int) -> int | None:
+        """The original line a current line is; None for a line a hunk wrote."""
+        shift = 0
+        for region in self.dirty:
+            if region.cur_start <= current < region.cur_end:
+                return region.origins[current - region.cur_start]
+            if region.cur_end <= current:
+                shift += region.delta
+        return current - shift
 
     def edits(self) -> tuple[LineEdit, ...]:
         edits: list[LineEdit] = []
         for region in self.dirty:
             # between the lines a hunk kept, the smallest edits
             old_at, new_at = region.orig_start, region.cur_start
-            for at in range(region.cur_start, region.cur_end):
-                kept = self.origin[at]
+            for at, kept in enumerate(region.origins, region.cur_start):
                 if kept is None or not old_at <= kept < region.orig_end:
                     continue
                 edits.extend(
