@@ -346,6 +346,37 @@ def _edit_timings(
     return statistics.median(samples), "/".join(sorted(ways))
 
 
+def bench_tail_lookup(files: int) -> list[str]:
+    """A path written by its tail in a workspace of `files` files, tracked by git and
+    not: the first lookup lists the workspace, the later ones use the index."""
+    import subprocess
+    import tempfile
+
+    from lsp_edit.listing import FileListing
+
+    rows = ["| workspace | files | first lookup | later lookups (median) |", "|---|---:|---:|---:|"]
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for n in range(files):
+            path = root / f"pkg{n % 100}" / f"sub{n % 37}" / f"mod_{n}.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(b"")
+        (root / ".gitignore").write_text("*.log\n")
+        for kind in ("plain folder", "git work tree"):
+            if kind == "git work tree":
+                subprocess.run(["git", "-C", folder, "init", "-q"], check=True)
+                subprocess.run(["git", "-C", folder, "add", "-A"], check=True)
+            listing = FileListing(root)
+            start = time.perf_counter()
+            listing.matches(f"sub3/mod_{files // 2 + 3}.py")
+            first = (time.perf_counter() - start) * 1000
+            later = timed(lambda listing=listing: listing.matches("sub5/mod_42.py"), 50)
+            rows.append(
+                f"| {kind} | {files:,} | {first:.0f} ms | {statistics.median(later):.3f} ms |"
+            )
+    return rows
+
+
 def server_section(quick: bool) -> list[str]:
     """`lsp-edit serve` driven over stdio as an editor drives it (bench/server.py)."""
     if quick:
@@ -416,6 +447,15 @@ def main() -> int:
         "a fresh parse next to an error. Target: a one-line edit re-indexes in under 5 ms.",
         "",
         *bench_symbols(symbol_lines, measured),
+        "",
+        "## Finding a file by the tail of its path",
+        "",
+        "A path an LLM writes by its tail (`pkg/util.py` for `src/pkg/util.py`) in a generated",
+        "workspace: the first lookup lists it (`git ls-files` in a work tree, a walk honouring",
+        "`.gitignore` elsewhere), later ones use the index by name. Targets: under 300 ms",
+        "first and under 1 ms later in a 100,000-file repository.",
+        "",
+        *bench_tail_lookup(10_000 if args.quick else 100_000),
         "",
         *server_section(args.quick),
         *missed_targets(measured),

@@ -16,28 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lsp_edit.listing import FileListing
 from lsp_edit.resolve.model import Refused
 from lsp_edit.text import Text
 
-# Folders that hold no files an LLM means when it names a file by its tail.
-_SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        ".tox",
-        "dist",
-        "build",
-        "target",
-    }
-)
 _BINARY_SNIFF_BYTES = 8192
 
 
@@ -77,7 +59,7 @@ class Workspace:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.realpath(root))
-        self._listing: list[str] | None = None
+        self.listing = FileListing(self.root)
 
     def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused:
         """Turns a path written in a reply into a file inside the workspace.
@@ -145,11 +127,11 @@ class Workspace:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
             raise
-        self._listing = None
+        self.listing.added(ref.relative)
 
     def delete(self, ref: FileRef) -> None:
         ref.absolute.unlink()
-        self._listing = None
+        self.listing.removed(ref.relative)
 
     def write_all(self, writes: Sequence[FileWrite]) -> WriteFailure | None:
         """Writes every file of a reply, or none: each new text goes to a temporary
@@ -180,13 +162,16 @@ class Workspace:
             for folder in reversed(created):
                 with contextlib.suppress(OSError):
                     folder.rmdir()
-            self._listing = None
             failed = current.ref.relative if current is not None else ""
             states = tuple(
                 (w.ref.relative, restored.get(w.ref.relative, "unchanged")) for w in writes
             )
             return WriteFailure(failed, error.strerror or type(error).__name__, states)
-        self._listing = None
+        for write in writes:
+            if write.after is None:
+                self.listing.removed(write.ref.relative)
+            else:
+                self.listing.added(write.ref.relative)
         return None
 
     def _stage(self, ref: FileRef, text: Text, created: list[Path]) -> str:
@@ -234,21 +219,8 @@ class Workspace:
                 states[name] = f"left changed (restoring it failed: {error.strerror or error})"
         return states
 
-    def _files(self) -> list[str]:
-        if self._listing is None:
-            listing: list[str] = []
-            for folder, dirs, files in os.walk(self.root):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
-                base = Path(folder).relative_to(self.root)
-                listing.extend((base / name).as_posix() for name in sorted(files))
-            self._listing = listing
-        return self._listing
-
     def _tail_matches(self, tail: str) -> list[str]:
-        if not tail or tail.startswith("../") or "/../" in tail:
-            return []
-        suffix = "/" + tail
-        return [path for path in self._files() if path == tail or path.endswith(suffix)]
+        return self.listing.matches(tail)
 
 
 def decode(data: bytes, name: str) -> Text | Refused:

@@ -196,7 +196,13 @@ def _register_documents(server: LanguageServer, editor: Editor) -> None:
         changed = []
         for event in params.changes:
             path = editor.path_of(event.uri)
-            if path is None or path in editor.opened:
+            if path is None:
+                continue
+            if event.type == types.FileChangeType.Created:
+                editor.files.file_created(path)
+            elif event.type == types.FileChangeType.Deleted:
+                editor.files.file_deleted(path)
+            if path in editor.opened:
                 continue
             if event.type != types.FileChangeType.Deleted and editor.is_reply(path):
                 editor.read_reply_from_disk(path)

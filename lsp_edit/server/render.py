@@ -146,23 +146,33 @@ def diagnostics(changes: Sequence[PendingChange], view: View) -> list[types.Diag
                         data={"id": change.id},
                     )
                 )
-        elif change.status in (Status.FAILED, Status.STALE, Status.SKIPPED):
-            if change.code == "already_applied":
-                continue
+        elif _not_applied(change):
             first = change.hunks[0] if change.hunks else None
-            out.append(
-                types.Diagnostic(
-                    range=hunk_range(buffer, first, view),
-                    message=f"{change.description} was not applied: {change.message}",
-                    severity=types.DiagnosticSeverity.Error
-                    if change.status is Status.FAILED
-                    else types.DiagnosticSeverity.Warning,
-                    source=SOURCE,
-                    code=public_code(change.code),
-                    data={"id": change.id, "reason": change.code},
-                )
-            )
+            out.append(_problem(change, hunk_range(buffer, first, view)))
     return out
+
+
+def _not_applied(change: PendingChange) -> bool:
+    """A change to report as a problem (a block already in the file is none)."""
+    return (
+        change.status in (Status.FAILED, Status.STALE, Status.SKIPPED)
+        and change.code != "already_applied"
+    )
+
+
+def _problem(change: PendingChange, where: types.Range) -> types.Diagnostic:
+    """Why a change was not applied: an Error when its block failed, a Warning when it
+    went stale or was skipped."""
+    return types.Diagnostic(
+        range=where,
+        message=f"{change.description} was not applied: {change.message}",
+        severity=types.DiagnosticSeverity.Error
+        if change.status is Status.FAILED
+        else types.DiagnosticSeverity.Warning,
+        source=SOURCE,
+        code=public_code(change.code),
+        data={"id": change.id, "reason": change.code},
+    )
 
 
 def change_json(change: PendingChange, view: View) -> dict[str, Any]:
@@ -466,29 +476,11 @@ def reply_diagnostics(
     changes: Sequence[PendingChange], view: View, reply: TrackedBuffer
 ) -> list[types.Diagnostic]:
     """A diagnostic on every block of the reply that cannot apply, with the reason."""
-    out: list[types.Diagnostic] = []
-    for change in changes:
-        if change.reply is None or change.status not in (
-            Status.FAILED,
-            Status.STALE,
-            Status.SKIPPED,
-        ):
-            continue
-        if change.code == "already_applied":
-            continue
-        out.append(
-            types.Diagnostic(
-                range=block_range(reply, change, view),
-                message=f"{change.description} was not applied: {change.message}",
-                severity=types.DiagnosticSeverity.Error
-                if change.status is Status.FAILED
-                else types.DiagnosticSeverity.Warning,
-                source=SOURCE,
-                code=public_code(change.code),
-                data={"id": change.id, "reason": change.code},
-            )
-        )
-    return out
+    return [
+        _problem(change, block_range(reply, change, view))
+        for change in changes
+        if change.reply is not None and _not_applied(change)
+    ]
 
 
 def where(change: PendingChange, view: View) -> str:
