@@ -10,8 +10,8 @@ the result is a `Plan` the caller writes or shows.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
@@ -38,16 +38,14 @@ from lsp_edit.resolve.complete_file import resolve_complete_file
 from lsp_edit.resolve.line_ops import resolve_line_operation
 from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
+from lsp_edit.resolve.whole_file import names_in_prose, resolve_whole_file
 from lsp_edit.symbols import SymbolIndex, language_for
 from lsp_edit.symbols.model import Symbol
 from lsp_edit.text import LineEdit, Text
 from lsp_edit.workspace import FileRef
 
 EDIT_MODES = ("ast_path", "line_numbers", "complete_file")
-# In auto mode, a whole-file block may not cut a file of this many lines to less
-# than half: that is a snippet taken for the whole file.
-_SNIPPET_GUARD_LINES = 20
-MODE_ERROR = "edit_mode must be one of: ast_path, line_numbers, complete_file"
+MODE_ERROR = "edit_mode must be one of: auto, ast_path, line_numbers, complete_file"
 
 
 class Status(StrEnum):
@@ -208,10 +206,12 @@ def describe(block: ReplyItem) -> str:
             suffix = "" if target.action == "replace" else f":{target.action}"
             return f"Change to `ast-path:{target.written}{suffix}`"
         if isinstance(target, LineRangeTarget):
-            written = block.tag.split(":", 1)[-1].replace(" ", "")
-            if ":" in written:
-                return f"Change at lines {written.replace(':', '-')}"
-            return f"Change at line {written}"
+            # the tag's end is exclusive: `python:17:19` changes lines 17 and 18
+            if target.end == target.start:
+                return f"Insertion before line {target.start}"
+            if target.end == target.start + 1:
+                return f"Change at line {target.start}"
+            return f"Change at lines {target.start}-{target.end - 1}"
         return f"Change to `{block.path or 'the target file'}` (complete file)"
     if isinstance(block, AnchoredEdit):
         kind = {
@@ -249,10 +249,15 @@ class Planner:
         *,
         default_target: str | None = None,
         ids: Iterator[str] | None = None,
+        reply: str | None = None,
     ) -> None:
+        """`reply` is the reply's text, when the caller has it: a whole-file block that
+        leaves out definitions the reply's prose names may have removed them on
+        purpose; without it, no definition counts as mentioned."""
         self.files = files
         self.session = session
         self.default_target = default_target
+        self._mentioned = names_in_prose(reply) if reply else frozenset()
         self.plan = Plan()
         self._ids = ids if ids is not None else (str(n) for n in itertools.count(1))
         self._failed: set[str] = set()
@@ -409,14 +414,23 @@ class Planner:
                     f"`{ref.relative}` already exists; edit it with an update instead of "
                     "creating it.",
                 )
-            return resolve_complete_file(item.content, None)
+            created = resolve_complete_file(item.content, None)
+            if isinstance(created, Placed) and not item.final_newline:
+                return replace(created, final_newline=False)
+            return created
         if isinstance(item, DeleteFile):
             if text is None:
                 return AlreadyApplied(f"`{ref.relative}` does not exist.")
             return Placed((), "delete_file")
         if isinstance(item, FencedEdit) and item.target is None:
-            resolution = resolve_complete_file(item.content, text)
-            return self._check_not_a_snippet(resolution, text, ref)
+            return resolve_whole_file(
+                item.content,
+                text,
+                _language(item, ref),
+                name=ref.relative,
+                symbols_of=self._symbols_of(ref),
+                mentioned=self._mentioned.__contains__,
+            )
         if isinstance(item, AnchoredEdit):
             if text is None and any(hunk.old_lines for hunk in item.hunks):
                 return self._missing(ref)
@@ -437,32 +451,19 @@ class Planner:
                 f"Cannot find symbols in `{ref.relative}`: its language is not supported.",
             )
 
-        def symbols_of(text: Text, language: str) -> list[Symbol]:
-            return self._symbols.symbols(ref.relative, None, text, language)
-
+        symbols_of = self._symbols_of(ref)
         if isinstance(item, ChunkDiff):
             return resolve_chunk_diff(item, text, language, symbols_of=symbols_of)
         return resolve_ast_path(item, text, language, symbols_of=symbols_of)
 
-    def _check_not_a_snippet(
-        self, resolution: Resolution, text: Text | None, ref: FileRef
-    ) -> Resolution:
-        """In auto mode a bare fence after a file name is taken for the whole file;
-        one that would cut the file to less than half is more likely a snippet."""
-        if self.session.requested != "auto" or text is None or not isinstance(resolution, Placed):
-            return resolution
-        old = text.line_count
-        new = old + sum(edit.delta for edit in resolution.edits)
-        if old >= _SNIPPET_GUARD_LINES and new * 2 < old:
-            return Refused(
-                "whole_file_shrinks",
-                f"This block would replace all {old} lines of `{ref.relative}` with {new} "
-                "lines, so it looks like a snippet rather than the whole file. Address the "
-                "part it changes (an AST path such as `python:Class-method`, or "
-                "SEARCH/REPLACE), or write the whole file; with complete file mode it is "
-                "taken as the whole file.",
-            )
-        return resolution
+    def _symbols_of(self, ref: FileRef) -> Callable[[Text, str], list[Symbol]]:
+        """A file's symbols through the reply's index: each new text of the file is
+        reparsed incrementally from the one before."""
+
+        def symbols_of(text: Text, language: str) -> list[Symbol]:
+            return self._symbols.symbols(ref.relative, None, text, language)
+
+        return symbols_of
 
     def _target_path(self, item: EditBlock) -> tuple[str | None, str | None]:
         """The path a block targets, and a note when it is not the one it wrote: a
@@ -518,46 +519,80 @@ def _covered_lines(edits: Sequence[LineEdit]) -> tuple[int, int] | None:
     return (start + 1, max(end, start + 1))
 
 
-def summary(plan: Plan, *, dry_run: bool = False) -> str:
-    """The reply for the LLM, in the mode separation plan's words."""
-    lines: list[str] = []
-    for name, outcome in plan.files.items():
-        if not outcome.changed:
-            continue
-        if outcome.moved_to is not None:
-            lines.append(f"File '{name}' has been moved to '{outcome.moved_to}'.")
-        elif outcome.after is None:
-            lines.append(f"File '{name}' has been deleted.")
-        elif outcome.before is None:
-            lines.append(
-                f"File '{name}' has been created. It now has {outcome.after.line_count} lines."
-            )
-        else:
-            lines.append(
-                f"File '{name}' has been updated. It now has {outcome.after.line_count} lines."
-            )
+def file_fate(outcome: FileOutcome) -> str:
+    """What the reply does to a file: `created`, `updated`, `deleted`, `moved` or
+    `unchanged`."""
+    if not outcome.changed:
+        return "unchanged"
+    if outcome.moved_to is not None:
+        return "moved"
+    if outcome.after is None:
+        return "deleted"
+    return "created" if outcome.before is None else "updated"
+
+
+def summary(plan: Plan, *, dry_run: bool = False, not_written: str | None = None) -> str:
+    """The reply for the LLM, in the mode separation plan's words.
+
+    With `dry_run`, or `not_written` (why writing the files failed), it says what
+    the reply would do, since no file holds it."""
+    hypothetical = dry_run or not_written is not None
+    lines = [_file_line(name, outcome, hypothetical) for name, outcome in plan.files.items()]
+    lines = [line for line in lines if line]
     changes = plan.changes
     if not changes:
         lines.append("No edit blocks were found in the reply.")
     else:
-        done = sum(1 for change in changes if change.succeeded)
         if lines:
             lines.append("")
-        if done == len(changes):
-            lines.append("All changes were applied.")
-        elif done:
-            lines.append("Some changes were applied.")
-        else:
-            lines.append("No changes were applied.")
-        problems = [change for change in changes if not change.succeeded or change.code]
-        notes = [(change, note) for change in changes for note in change.notes]
-        if problems or notes:
+        lines.append(_verdict(changes, hypothetical))
+        bullets = [_bullet(change) for change in changes if not change.succeeded or change.code]
+        bullets += [
+            f"  • {change.description}: {note}" for change in changes for note in change.notes
+        ]
+        if bullets:
             lines.append("")
-        for change in problems:
-            lines.append(f"  • {change.description} was not applied: {change.message}")
-        for change, note in notes:
-            lines.append(f"  • {change.description}: {note}")
+            lines.extend(bullets)
     if dry_run:
-        lines.append("")
-        lines.append("(dry run: no file was written)")
+        lines += ["", "(dry run: no file was written)"]
+    if not_written is not None:
+        lines += ["", not_written]
     return "\n".join(lines)
+
+
+def _file_line(name: str, outcome: FileOutcome, hypothetical: bool) -> str:
+    fate = file_fate(outcome)
+    if fate == "unchanged":
+        return ""
+    has = "would be" if hypothetical else "has been"
+    if fate == "moved":
+        return f"File '{name}' {has} moved to '{outcome.moved_to}'."
+    if fate == "deleted":
+        return f"File '{name}' {has} deleted."
+    assert outcome.after is not None
+    count = outcome.after.line_count
+    size = f"{count} line{'' if count == 1 else 's'}"
+    now = f"It would have {size}." if hypothetical else f"It now has {size}."
+    return f"File '{name}' {has} {fate}. {now}"
+
+
+def _verdict(changes: Sequence[Change], hypothetical: bool) -> str:
+    placed = sum(1 for change in changes if change.status in (Status.APPLIED, Status.PENDING))
+    already = sum(1 for change in changes if change.code == "already_applied")
+    failed = len(changes) - placed - already
+    were = "would be" if hypothetical else "were"
+    if failed and placed:
+        return f"Some changes {were} applied."
+    if failed:
+        return f"No changes {were} applied."
+    if not placed:
+        return "Nothing to do: every change was already in the file."
+    if already:
+        return f"All changes {were} applied or already in the file."
+    return f"All changes {were} applied."
+
+
+def _bullet(change: Change) -> str:
+    if change.code == "already_applied":
+        return f"  • {change.description} was already in the file: {change.message}"
+    return f"  • {change.description} was not applied: {change.message}"

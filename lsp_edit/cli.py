@@ -22,11 +22,20 @@ from typing import Any, NoReturn
 
 from lsp_edit import VERSION
 from lsp_edit.blocks import parse_reply
-from lsp_edit.changes import EDIT_MODES, Change, FileOutcome, Planner, Session, summary
+from lsp_edit.changes import (
+    EDIT_MODES,
+    Change,
+    FileOutcome,
+    Plan,
+    Planner,
+    Session,
+    file_fate,
+    summary,
+)
 from lsp_edit.instructions import instructions
 from lsp_edit.resolve.model import Refused
 from lsp_edit.symbols import index_symbols, language_for
-from lsp_edit.workspace import Workspace, decode
+from lsp_edit.workspace import FileWrite, Workspace, WriteFailure, decode
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE = 0, 1, 2
 
@@ -37,32 +46,83 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+_APPLY_EXIT_CODES = """exit codes:
+  0  every block applied, or was already in the file
+  1  some block did not apply (failed, skipped or malformed), or the reply held no
+     edit block
+  2  a usage or I/O error (bad option, unreadable reply, --root not a folder, a
+     write that failed: then no file is changed)"""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="lsp-edit", description="Place the edit blocks an LLM writes.")
     parser.add_argument("--version", action="version", version=f"lsp-edit {VERSION}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(
+        dest="command",
+        required=True,
+        parser_class=_Parser,
+        metavar="COMMAND",
+        help="one of the commands below; `lsp-edit COMMAND --help` describes it",
+    )
 
-    apply = commands.add_parser("apply", help="apply a reply's edit blocks to files on disk")
+    apply = commands.add_parser(
+        "apply",
+        help="apply a reply's edit blocks to files on disk",
+        description="Place every edit block of an LLM's reply in the files under --root,\n"
+        "write the files that changed (all or none) and print the summary for the LLM.",
+        epilog=_APPLY_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     apply.add_argument("response", help="file holding the LLM's reply, or - for standard input")
     apply.add_argument("--root", default=".", help="workspace root; no file outside it is touched")
     apply.add_argument("--file", dest="target", help="default target for blocks that name no file")
-    apply.add_argument("--mode", default="auto", help="auto (default), " + ", ".join(EDIT_MODES))
+    apply.add_argument(
+        "--mode",
+        default="auto",
+        choices=("auto", *EDIT_MODES),
+        help="how fenced blocks are read: auto (default: AST paths, or line numbers when "
+        "the first fenced edit is a line range), ast_path, line_numbers, complete_file",
+    )
     apply.add_argument("--dry-run", action="store_true", help="place every block, write nothing")
-    apply.add_argument("--diff", action="store_true", help="print a unified diff of each file")
-    apply.add_argument("--json", action="store_true", help="print the changes as JSON")
+    apply.add_argument(
+        "--diff",
+        action="store_true",
+        help="print a unified diff of each file (with --json: in each change's `diff`)",
+    )
+    apply.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list: each change with its file's fate, then each suggested "
+        "shell command",
+    )
 
-    symbols = commands.add_parser("symbols", help="list a file's AST paths")
-    symbols.add_argument("file")
-    symbols.add_argument("--json", action="store_true")
+    symbols = commands.add_parser(
+        "symbols",
+        help="list a file's AST paths",
+        description="List every AST path of a file with its kind and 1-based line range.",
+    )
+    symbols.add_argument("file", help="the source file to read")
+    symbols.add_argument("--json", action="store_true", help="print the list as JSON")
 
-    instr = commands.add_parser("instructions", help="print the instructions text for a mode")
-    instr.add_argument("--mode", default="ast_path", help=", ".join(EDIT_MODES))
+    instr = commands.add_parser(
+        "instructions",
+        help="print the instructions text for a mode",
+        description="Print the instructions an LLM prompt carries for an edit mode.",
+    )
+    instr.add_argument(
+        "--mode",
+        default="ast_path",
+        choices=("auto", *EDIT_MODES),
+        help="the edit mode (default ast_path; auto starts in AST path mode)",
+    )
 
     serve = commands.add_parser(
-        "serve", help="run the language server (stdio unless --tcp is given)"
+        "serve",
+        help="run the language server (stdio unless --tcp is given)",
+        description="Run the language server, on standard input and output unless --tcp is given.",
     )
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on this address instead of stdio")
     serve.add_argument("--log-file", help="write the server's log to this file (default: stderr)")
@@ -97,36 +157,47 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_apply(args: argparse.Namespace) -> int:
-    if args.mode != "auto" and args.mode not in EDIT_MODES:
-        raise UsageError("edit_mode must be one of: ast_path, line_numbers, complete_file")
     root = Path(args.root)
     if not root.is_dir():
         raise UsageError(f"--root {args.root}: not a folder")
     reply = _read_reply(args.response)
     workspace = Workspace(root)
-    planner = Planner(workspace, Session(args.mode), default_target=args.target)
+    planner = Planner(workspace, Session(args.mode), default_target=args.target, reply=reply)
     planner.add(parse_reply(reply))
     plan = planner.plan
+    failure: WriteFailure | None = None
     if not args.dry_run:
-        changed = [outcome for outcome in plan.files.values() if outcome.changed]
-        # Writes before deletions: a move whose write fails must not lose its source.
-        for outcome in changed:
-            if outcome.after is not None:
-                workspace.write(outcome.ref, outcome.after)
-        for outcome in changed:
-            if outcome.after is None:
-                workspace.delete(outcome.ref)
-    if args.diff:
-        for outcome in plan.files.values():
-            sys.stdout.write(_unified_diff(outcome))
+        failure = workspace.write_all(
+            [
+                FileWrite(outcome.ref, outcome.before, outcome.after)
+                for outcome in plan.files.values()
+                if outcome.changed
+            ]
+        )
+    not_written = None if failure is None else _not_written(failure)
     if args.json:
-        print(json.dumps([_change_json(change) for change in plan.changes], indent=2))
+        print(json.dumps(_plan_json(plan, diff=args.diff, failure=failure), indent=2))
     else:
-        print(summary(plan, dry_run=args.dry_run))
+        if args.diff:
+            for outcome in plan.files.values():
+                sys.stdout.write(_unified_diff(outcome))
+        print(summary(plan, dry_run=args.dry_run, not_written=not_written))
         for suggestion in plan.suggestions:
             print(f"Suggested command (not run): {suggestion.command}")
+    if failure is not None:
+        print(f"lsp-edit: {not_written}", file=sys.stderr)
+        return EXIT_USAGE
     complete = bool(plan.changes) and all(change.succeeded for change in plan.changes)
     return EXIT_OK if complete else EXIT_INCOMPLETE
+
+
+def _not_written(failure: WriteFailure) -> str:
+    """Why no file holds the reply, and what each file holds now."""
+    states = "; ".join(f"`{name}` {state}" for name, state in failure.states)
+    return (
+        f"Writing the files failed at `{failure.file}` ({failure.reason}), so none was "
+        f"changed: {states}."
+    )
 
 
 def _read_reply(source: str) -> str:
@@ -156,8 +227,37 @@ def _unified_diff(outcome: FileOutcome) -> str:
     )
 
 
-def _change_json(change: Change) -> dict[str, Any]:
-    return {
+def _plan_json(plan: Plan, *, diff: bool, failure: WriteFailure | None) -> list[dict[str, Any]]:
+    """One object per change, each with what became of its file (`file_status`, and
+    its unified diff with `--diff`), then one per suggested shell command."""
+    rows = [_change_json(change, plan, diff=diff, failure=failure) for change in plan.changes]
+    rows += [
+        {
+            "id": None,
+            "file": None,
+            "status": "suggested",
+            "description": f"Suggested command `{suggestion.command}` (not run)",
+            "command": suggestion.command,
+            "message": None,
+            "detail": None,
+            "code": None,
+            "strategy": None,
+            "range": None,
+            "notes": [],
+        }
+        for suggestion in plan.suggestions
+    ]
+    return rows
+
+
+def _change_json(
+    change: Change, plan: Plan, *, diff: bool, failure: WriteFailure | None
+) -> dict[str, Any]:
+    outcome = plan.files.get(change.file) if change.file is not None else None
+    fate = file_fate(outcome) if outcome is not None else "unchanged"
+    if failure is not None:
+        fate = "unchanged"  # every file was put back (or the failure says otherwise)
+    row: dict[str, Any] = {
         "id": change.id,
         "file": change.file,
         "status": change.status.value,
@@ -170,7 +270,14 @@ def _change_json(change: Change) -> dict[str, Any]:
         if change.range is None
         else {"start_line": change.range[0], "end_line": change.range[1]},
         "notes": list(change.notes),
+        "file_status": fate,
+        "moved_to": outcome.moved_to if outcome is not None else None,
     }
+    if diff:
+        row["diff"] = _unified_diff(outcome) if outcome is not None else ""
+    if failure is not None:
+        row["write_error"] = _not_written(failure)
+    return row
 
 
 def run_symbols(args: argparse.Namespace) -> int:

@@ -12,14 +12,18 @@ MODES = ("ast_path", "line_numbers", "complete_file")
 _FENCE = "```"
 
 INSTRUCTIONS_AST = f"""Default mode: AST path.
-Code blocks must include AST path in format type:Namespace-Class-Method e.g.
-Any other format will be ignored.
+Put the file's path on its own line just before each code block. Code blocks must
+include the AST path in the format type:Namespace-Class-Method, e.g.
 
+src/client.py
 {_FENCE}python:Client-chat
 def chat(self, message):
     # new implementation
     return self.send(message)
 {_FENCE}
+
+A code block whose tag is only a language is not an edit (unless the path line
+before it names a file: then it is taken as that file's complete new content).
 
 The path is the names of the enclosing definitions joined by `-`, outermost first
 (`Outer-Inner-method`, `module_function`; Go methods under their receiver type,
@@ -32,6 +36,7 @@ AST path operations:
 - `:remove` = remove target
 
 Example (before):
+src/client.py
 {_FENCE}python:Client-chat:before
 def connect(self):
     # inserted before chat()
@@ -39,6 +44,7 @@ def connect(self):
 {_FENCE}
 
 Example (after):
+src/client.py
 {_FENCE}python:Client-chat:after
 def close(self):
     # inserted after chat()
@@ -46,6 +52,7 @@ def close(self):
 {_FENCE}
 
 Example (remove):
+src/client.py
 {_FENCE}python:Client-chat:remove
 {_FENCE}
 
@@ -56,21 +63,25 @@ output formats.
 """
 
 INSTRUCTIONS_LINE_RANGE = f"""Line-number mode.
-Code blocks must include line range in format type:startline:endline e.g.,
+Put the file's path on its own line just before each code block. Code blocks must
+include the line range in the format type:startline:endline, e.g.
 
+src/app.js
 {_FENCE}javascript:10:15
 the output goes here
 {_FENCE}
 
 The range is inclusive of the start line and exclusive of the end line. Line numbers are 1-based.
-`type:N` replaces the single line N; `type:N:N` inserts before line N.
+`type:N` replaces the single line N; `type:N:N` inserts before line N. All line
+numbers refer to the file as it was before your reply.
 An editing session cannot mix output formats: AST path blocks are refused in this mode.
 """
 
 INSTRUCTIONS_COMPLETE_FILE = f"""Complete-file mode.
-Code blocks must use a bare language tag and hold the complete new content of the
-file, e.g.
+Put the file's path on its own line just before each code block. Code blocks must
+use a bare language tag and hold the complete new content of the file, e.g.
 
+src/main.py
 {_FENCE}python
 import sys
 
@@ -79,8 +90,9 @@ def main():
     print("hello")
 {_FENCE}
 
-Put the file's path on the line just before the block. The block replaces the whole
-file, or creates it. Blocks with an AST path or a line range are refused in this mode.
+The block replaces the whole file, or creates it. Write every line of the file: a
+block that leaves parts of the file out is not taken as the whole file. Blocks with
+an AST path or a line range are refused in this mode.
 """
 
 _TEXTS = {
@@ -91,8 +103,9 @@ _TEXTS = {
 
 
 def instructions(mode: str = "ast_path") -> str:
-    """The instructions text for `mode`; ValueError for an unknown mode."""
-    text = _TEXTS.get(mode)
+    """The instructions text for `mode` (`auto` starts in AST path mode); ValueError
+    for an unknown mode."""
+    text = _TEXTS.get("ast_path" if mode == "auto" else mode)
     if text is None:
-        raise ValueError("edit_mode must be one of: ast_path, line_numbers, complete_file")
+        raise ValueError("edit_mode must be one of: auto, ast_path, line_numbers, complete_file")
     return text

@@ -12,6 +12,7 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,27 @@ from lsp_edit.resolve.model import Refused
 from lsp_edit.text import Text
 
 _BINARY_SNIFF_BYTES = 8192
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    """One file a reply changes: the text it had (None: it did not exist) and the
+    text it gets (None: it is deleted)."""
+
+    ref: FileRef
+    before: Text | None
+    after: Text | None
+
+
+@dataclass(frozen=True)
+class WriteFailure:
+    """Writing a reply's files stopped at `file` for `reason`; `states` says, per
+    file of the reply, what it holds now: `unchanged` (never written), `restored`
+    (written, then put back), or `left changed (...)` when putting it back failed."""
+
+    file: str
+    reason: str
+    states: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -98,23 +120,9 @@ class Workspace:
         """Writes atomically: a temporary file in the same folder, then a rename, so
         an interrupted run never leaves a half-written file. Keeps the mode of an
         existing file; a new file gets the usual mode for the user's umask."""
-        target = ref.absolute
-        if not _is_within(Path(os.path.realpath(target.parent)), self.root):
-            raise PermissionError(f"refusing to write outside the workspace: {ref.relative}")
-        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self._stage(ref, text, [])
         try:
-            mode: int | None = stat.S_IMODE(target.stat().st_mode)
-        except FileNotFoundError:
-            mode = None
-        data = text.render().encode("utf-8")
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.chmod(temporary, mode if mode is not None else _default_mode())
-            os.replace(temporary, target)
+            os.replace(temporary, ref.absolute)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
@@ -124,6 +132,92 @@ class Workspace:
     def delete(self, ref: FileRef) -> None:
         ref.absolute.unlink()
         self.listing.removed(ref.relative)
+
+    def write_all(self, writes: Sequence[FileWrite]) -> WriteFailure | None:
+        """Writes every file of a reply, or none: each new text goes to a temporary
+        file next to its target first, then all are renamed into place, then the
+        deletions are made. When a step fails, what was already renamed or deleted
+        is put back, and the failure says what each file holds now."""
+        modes = {w.ref.relative: _mode_of(w.ref.absolute) for w in writes}
+        created: list[Path] = []
+        staged: list[tuple[FileWrite, str]] = []
+        done: list[FileWrite] = []
+        current: FileWrite | None = None
+        try:
+            for current in (w for w in writes if w.after is not None):
+                assert current.after is not None
+                staged.append((current, self._stage(current.ref, current.after, created)))
+            for current, temporary in staged:
+                os.replace(temporary, current.ref.absolute)
+                done.append(current)
+            for current in (w for w in writes if w.after is None):
+                current.ref.absolute.unlink()
+                done.append(current)
+        except OSError as error:
+            for write, temporary in staged:
+                if write not in done:
+                    with contextlib.suppress(OSError):
+                        os.unlink(temporary)
+            restored = self._put_back(done, modes)
+            for folder in reversed(created):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            failed = current.ref.relative if current is not None else ""
+            states = tuple(
+                (w.ref.relative, restored.get(w.ref.relative, "unchanged")) for w in writes
+            )
+            return WriteFailure(failed, error.strerror or type(error).__name__, states)
+        for write in writes:
+            if write.after is None:
+                self.listing.removed(write.ref.relative)
+            else:
+                self.listing.added(write.ref.relative)
+        return None
+
+    def _stage(self, ref: FileRef, text: Text, created: list[Path]) -> str:
+        """Writes `text` to a new temporary file next to `ref` (with the mode the
+        file will have) and returns its path; folders it had to make are added to
+        `created`, outermost first."""
+        target = ref.absolute
+        if not _is_within(Path(os.path.realpath(target.parent)), self.root):
+            raise PermissionError(f"refusing to write outside the workspace: {ref.relative}")
+        missing = [
+            folder for folder in (target.parent, *target.parent.parents) if not folder.exists()
+        ]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        created.extend(reversed(missing))
+        mode = _mode_of(target)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(text.render().encode("utf-8"))
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.chmod(temporary, mode if mode is not None else _default_mode())
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+            raise
+        return temporary
+
+    def _put_back(self, done: Sequence[FileWrite], modes: dict[str, int | None]) -> dict[str, str]:
+        """Undoes renames and deletions, last first; says per file how that went."""
+        states: dict[str, str] = {}
+        for write in reversed(done):
+            name = write.ref.relative
+            try:
+                if write.before is None:
+                    write.ref.absolute.unlink()
+                else:
+                    temporary = self._stage(write.ref, write.before, [])
+                    os.replace(temporary, write.ref.absolute)
+                    mode = modes.get(name)
+                    if mode is not None:
+                        os.chmod(write.ref.absolute, mode)
+                states[name] = "restored"
+            except OSError as error:
+                states[name] = f"left changed (restoring it failed: {error.strerror or error})"
+        return states
 
     def _tail_matches(self, tail: str) -> list[str]:
         return self.listing.matches(tail)
@@ -147,6 +241,13 @@ def decode(data: bytes, name: str) -> Text | Refused:
 
 def _is_within(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
+
+
+def _mode_of(path: Path) -> int | None:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return None
 
 
 def _default_mode() -> int:

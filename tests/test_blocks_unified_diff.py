@@ -77,12 +77,29 @@ def test_rename_headers_give_move_to():
     assert edit.path == "old.py" and edit.move_to == "new.py"
 
 
-def test_no_newline_marker_is_ignored():
+def test_no_newline_marker_after_both_sides_says_the_new_file_ends_without_one():
     reply = (
         "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n"
         "+b\n\\ No newline at end of file\n"
     )
-    assert parse_reply(reply)[0].hunks == (Hunk(("a",), ("b",), 1),)
+    assert parse_reply(reply)[0].hunks == (Hunk(("a",), ("b",), 1, final_newline=False),)
+
+
+def test_no_newline_marker_after_the_old_side_only_says_the_new_file_ends_with_one():
+    reply = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"
+    assert parse_reply(reply)[0].hunks == (Hunk(("a", "b"), ("a", "b"), 1, final_newline=True),)
+
+
+def test_no_newline_marker_after_a_context_line_holds_for_both_sides():
+    reply = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n"
+    assert parse_reply(reply)[0].hunks == (Hunk(("a", "b"), ("A", "b"), 1, final_newline=False),)
+
+
+def test_a_file_from_dev_null_marked_without_final_newline_is_created_without_one():
+    reply = "--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+a\n+b\n\\ No newline at end of file\n"
+    assert parse_reply(reply) == [
+        CreateFile(ReplySpan(1, 6), "new.py", ("a", "b"), "unified_diff", final_newline=False)
+    ]
 
 
 def test_diff_fence_with_miscounted_hunk_ending_at_the_fence_is_taken_as_written():
@@ -157,3 +174,12 @@ def test_prose_line_directly_inside_a_short_hunk_is_still_refused():
     (problem,) = [item for item in parse_reply(reply) if isinstance(item, ParseProblem)]
     assert problem.code == "malformed_diff"
     assert "declares 4 old and 4 new lines and has 2 and 2 so far" in problem.message
+
+
+def test_a_diff_from_dev_null_whose_hunk_has_old_lines_edits_the_file():
+    reply = "--- /dev/null\n+++ file.txt\n@@ -1 +1 @@\n-Original\n+Modified\n"
+    assert parse_reply(reply) == [
+        AnchoredEdit(
+            ReplySpan(1, 5), "file.txt", "unified_diff", (Hunk(("Original",), ("Modified",), 1),)
+        )
+    ]

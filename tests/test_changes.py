@@ -40,7 +40,7 @@ def after(result, name):
 
 def test_invalid_mode_names_the_three_modes():
     with pytest.raises(
-        ValueError, match="edit_mode must be one of: ast_path, line_numbers, complete_file"
+        ValueError, match="edit_mode must be one of: auto, ast_path, line_numbers, complete_file"
     ):
         check_mode("lines")
 
@@ -75,7 +75,7 @@ def test_line_number_block_after_ast_path_mode_was_established_is_rejected(works
     assert first.status is Status.APPLIED
     assert second.code == "mode_mismatch"
     assert f"{second.description} rejected: {second.message}" == (
-        "Change at lines 45-67 rejected: Line number format specified but AST path mode is "
+        "Change at lines 45-66 rejected: Line number format specified but AST path mode is "
         "active. Use `type:Namespace-Class-Method` format instead."
     )
     assert second.detail == "Active mode: AST paths\nRequired format: `text:Namespace-Class-Method`"
@@ -200,7 +200,7 @@ def test_summary_reports_updated_files_and_each_change_not_applied(workspace):
         "",
         "Some changes were applied.",
         "",
-        "  • Change at lines 2-3 was not applied: Line number format specified but AST path "
+        "  • Change at line 2 was not applied: Line number format specified but AST path "
         "mode is active. Use `type:Namespace-Class-Method` format instead.",
     ]
 
@@ -337,12 +337,55 @@ def test_prose_before_a_block_gives_way_to_the_default_target(workspace):
 LONG = "".join(f"line {n}\n" for n in range(1, 41))
 
 
-def test_snippet_after_a_file_name_is_not_taken_for_the_whole_file(workspace, tmp_path):
+def test_a_cut_off_whole_file_is_refused_in_every_mode(workspace, tmp_path):
     (tmp_path / "long.txt").write_text(LONG)
-    reply = f"`long.txt`:\n{FENCE}text\nline 1\nLINE 2\n{FENCE}\n"
-    change = plan(workspace, reply).changes[0]
-    assert change.status is Status.FAILED and change.code == "whole_file_shrinks"
-    assert "replace all 40 lines of `long.txt` with 2 lines" in change.message
+    reply = f"`long.txt`:\n{FENCE}text\nline 1\nline 2\nline 3\n{FENCE}\n"
+    for mode in ("auto", "complete_file"):
+        result = plan(workspace, reply, mode=mode)
+        change = result.changes[0]
+        assert change.status is Status.FAILED and change.code == "truncated_file"
+        assert change.message.startswith(
+            "The block holds only the first 3 of the 40 lines of `long.txt`, unchanged"
+        )
+        assert result.files == {}
+
+
+def test_a_function_under_a_file_name_replaces_that_function_in_complete_file_mode(workspace):
+    reply = f"client.py\n{FENCE}python\ndef close(self):\n    self.closed = True\n{FENCE}\n"
+    for mode in ("auto", "complete_file"):
+        result = plan(workspace, reply, mode=mode)
+        change = result.changes[0]
+        assert change.status is Status.APPLIED and change.strategy == "definitions"
+        assert after(result, "client.py") == CLIENT.replace("pass", "self.closed = True")
+
+
+def test_a_usage_snippet_never_overwrites_the_file_it_names(workspace):
+    reply = f"Run it:\n\n{FENCE}python\npython client.py\n{FENCE}\n"
+    result = plan(workspace, reply, mode="complete_file", target="client.py")
+    change = result.changes[0]
+    assert change.status is Status.FAILED and change.code == "not_whole_file"
+    assert "it leaves out `Client` (class), which the reply does not mention" in change.message
+    assert result.files == {}
+
+
+def test_a_whole_file_that_drops_a_definition_the_reply_names_removes_it(workspace):
+    reply = (
+        f"I removed `close`, nothing calls it:\n\nclient.py\n{FENCE}python\n"
+        f'class Client:\n    def chat(self):\n        return "new"\n{FENCE}\n'
+    )
+    planner = Planner(workspace, Session("auto"), reply=reply)
+    planner.add(parse_reply(reply))
+    assert planner.plan.changes[0].strategy == "complete_file"
+    assert after(planner.plan, "client.py") == (
+        'class Client:\n    def chat(self):\n        return "new"\n'
+    )
+    # without the reply's prose nothing is mentioned: `close` stays, and a note says why
+    result = plan(workspace, reply)
+    assert after(result, "client.py") == CLIENT.replace('"old"', '"new"')
+    assert result.changes[0].notes == (
+        "Taken as definitions, not as the whole file (it leaves out `Client-close` (method), "
+        "which the reply does not mention): replaced `Client-chat`",
+    )
 
 
 def test_complete_file_mode_takes_a_short_block_as_the_whole_file(workspace, tmp_path):
@@ -351,3 +394,51 @@ def test_complete_file_mode_takes_a_short_block_as_the_whole_file(workspace, tmp
     result = plan(workspace, reply, mode="complete_file")
     assert result.changes[0].status is Status.APPLIED
     assert after(result, "long.txt") == "line 1\nLINE 2\n"
+
+
+def test_a_file_created_from_dev_null_without_final_newline_has_none(workspace):
+    reply = (
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n"
+    )
+    assert after(plan(workspace, reply), "new.txt") == "one\ntwo"
+
+
+@pytest.mark.parametrize(
+    ("tag", "description"),
+    [
+        ("text:17:19", "Change at lines 17-18"),
+        ("text:17", "Change at line 17"),
+        ("text:17:18", "Change at line 17"),
+        ("text:17:17", "Insertion before line 17"),
+    ],
+)
+def test_a_line_range_is_described_with_its_end_excluded(workspace, tag, description):
+    reply = f"notes.txt\n{FENCE}{tag}\nx\n{FENCE}\n"
+    assert plan(workspace, reply).changes[0].description == description
+
+
+def test_summary_does_not_call_an_already_applied_change_not_applied(workspace):
+    reply = "notes.txt\n<<<<<<< SEARCH\nzero\n=======\none\n>>>>>>> REPLACE\n"
+    assert summary(plan(workspace, reply)).splitlines() == [
+        "Nothing to do: every change was already in the file.",
+        "",
+        "  • Change to `notes.txt` (SEARCH/REPLACE, reply line 2) was already in the file: "
+        "The replacement is already in `notes.txt` at line 1.",
+    ]
+
+
+def test_summary_says_no_change_was_applied_when_one_was_already_in_and_one_failed(workspace):
+    reply = (
+        "notes.txt\n<<<<<<< SEARCH\nzero\n=======\none\n>>>>>>> REPLACE\n\n"
+        "client.py\n<<<<<<< SEARCH\nnothing like it\n=======\nx\n>>>>>>> REPLACE\n"
+    )
+    lines = summary(plan(workspace, reply)).splitlines()
+    assert lines[0] == "No changes were applied."
+
+
+def test_summary_counts_one_line_in_the_singular(workspace, tmp_path):
+    (tmp_path / "one.txt").write_text("a\n")
+    reply = "one.txt\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
+    assert summary(plan(workspace, reply)).splitlines()[0] == (
+        "File 'one.txt' has been updated. It now has 1 line."
+    )

@@ -1,7 +1,9 @@
 """`lsp-edit apply | symbols | instructions` as a script or an agent sees it:
 files written or not, output, exit codes."""
 
+import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_edit.cli import main
+from lsp_edit.cli import build_parser, main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SEARCH_ONE = "notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n"
@@ -73,7 +75,10 @@ def test_dry_run_writes_nothing_but_reports_the_same(project, tmp_path, capsys):
     )
     assert code == 0
     assert (project / "notes.txt").read_bytes() == b"one\r\ntwo\r\nthree"
-    assert "has been updated" in out and "(dry run: no file was written)" in out
+    assert out == (
+        "File 'notes.txt' would be updated. It would have 3 lines.\n\n"
+        "All changes would be applied.\n\n(dry run: no file was written)\n"
+    )
 
 
 def test_diff_prints_a_unified_diff_of_the_change(project, tmp_path, capsys):
@@ -116,7 +121,10 @@ def test_invalid_mode_is_a_usage_error_with_one_line(project, tmp_path, capsys):
         capsys, "apply", write_reply(tmp_path, SEARCH_ONE), "--root", str(project), "--mode", "x"
     )
     assert code == 2
-    assert err == "lsp-edit: edit_mode must be one of: ast_path, line_numbers, complete_file\n"
+    assert err == (
+        "lsp-edit: argument --mode: invalid choice: 'x' (choose from 'auto', 'ast_path', "
+        "'line_numbers', 'complete_file') (see `lsp-edit apply --help`)\n"
+    )
 
 
 def test_missing_reply_file_is_an_io_error_without_traceback(project, capsys):
@@ -207,3 +215,90 @@ def test_apply_moves_a_file_on_disk(project, tmp_path, capsys):
     assert code == 0
     assert not (project / "notes.txt").exists()
     assert (project / "kept" / "notes.txt").read_bytes() == b"one\r\n2\r\nthree"
+
+
+def test_json_with_diff_keeps_standard_output_valid_json(project, tmp_path, capsys):
+    reply = write_reply(tmp_path, SEARCH_ONE)
+    _, out, _ = run(capsys, "apply", reply, "--root", str(project), "--json", "--diff")
+    (change,) = json.loads(out)
+    assert change["diff"].startswith("--- a/notes.txt\n+++ b/notes.txt\n")
+    assert "-one\r\n+1\r\n" in change["diff"]
+
+
+def test_json_says_what_became_of_each_file_and_lists_suggested_commands(project, tmp_path, capsys):
+    (project / "old.txt").write_text("bye\n")
+    reply = write_reply(
+        tmp_path,
+        "*** Begin Patch\n*** Add File: new.txt\n+hi\n*** Delete File: old.txt\n"
+        "*** Update File: notes.txt\n*** Move to: kept/notes.txt\n@@\n-two\n+2\n*** End Patch\n\n"
+        + SEARCH_ONE.replace("notes.txt", "other.txt")
+        + "\n```bash\ngit add new.txt\n```\n",
+    )
+    (project / "other.txt").write_text("one\n")
+    code, out, _ = run(capsys, "apply", reply, "--root", str(project), "--json")
+    assert code == 0
+    rows = json.loads(out)
+    fates = {row["file"]: (row["file_status"], row["moved_to"]) for row in rows if row["file"]}
+    assert fates == {
+        "new.txt": ("created", None),
+        "old.txt": ("deleted", None),
+        "notes.txt": ("moved", "kept/notes.txt"),
+        "other.txt": ("updated", None),
+    }
+    assert rows[-1]["status"] == "suggested" and rows[-1]["command"] == "git add new.txt"
+
+
+def test_a_write_failing_part_way_changes_no_file_and_says_what_each_holds(
+    project, tmp_path, capsys, monkeypatch
+):
+    (project / "other.txt").write_text("one\n")
+    reply = write_reply(tmp_path, SEARCH_ONE + "\n" + SEARCH_ONE.replace("notes.txt", "other.txt"))
+    real_replace = os.replace
+    calls = []
+
+    def second_rename_fails(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise PermissionError(13, "Permission denied", src)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", second_rename_fails)
+    code, out, err = run(capsys, "apply", reply, "--root", str(project))
+    assert code == 2
+    assert (project / "notes.txt").read_bytes() == b"one\r\ntwo\r\nthree"
+    assert (project / "other.txt").read_text() == "one\n"
+    assert sorted(os.listdir(project)) == ["notes.txt", "other.txt"]
+    report = (
+        "Writing the files failed at `other.txt` (Permission denied), so none was changed: "
+        "`notes.txt` restored; `other.txt` unchanged."
+    )
+    assert err == f"lsp-edit: {report}\n"
+    assert out.startswith("File 'notes.txt' would be updated.")
+    assert out.endswith(f"All changes would be applied.\n\n{report}\n")
+
+
+def test_a_usage_error_names_the_choices_and_points_to_help(capsys):
+    code, _, err = run(capsys, "instructions", "--mode", "fast")
+    assert code == 2
+    assert "(choose from 'auto', 'ast_path', 'line_numbers', 'complete_file')" in err
+    assert err.endswith("(see `lsp-edit instructions --help`)\n")
+
+
+def test_every_help_argument_has_a_description():
+    def arguments(parser):
+        for action in parser._actions:
+            yield parser.prog, action
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from arguments(sub)
+
+    for prog, action in arguments(build_parser()):
+        assert action.help and action.help.strip(), (prog, action.dest)
+
+
+def test_apply_help_states_the_exit_codes(capsys):
+    with pytest.raises(SystemExit):
+        main(["apply", "--help"])
+    out = capsys.readouterr().out
+    assert "exit codes:\n  0  every block applied" in out
+    assert "\n  1  some block did not apply" in out and "\n  2  a usage or I/O error" in out

@@ -90,6 +90,44 @@ def test_already_applied_when_only_the_new_lines_are_found() -> None:
     assert result == AlreadyApplied("The replacement is already in `src/x.py` at lines 5-6.")
 
 
+SHAPES = (
+    "class Circle:\n    def area(self):\n        return 3.14 * self.r ** 2\n\n\n"
+    "class Square:\n    def area(self):\n        return self.side ** 2\n"
+)
+
+
+def test_replacement_text_found_in_another_class_is_not_already_applied() -> None:
+    result, _ = apply(
+        SHAPES,
+        block(
+            hunk(
+                "    def area(self):\n        return 3.14159 * self.r ** 2",
+                "    def area(self):\n        return self.side ** 2",
+            )
+        ),
+    )
+    assert isinstance(result, Refused) and result.code == "not_found"
+    assert "The most similar lines are 2-3:" in result.message
+    assert result.message.endswith(
+        "Its replacement text is in `src/x.py` at lines 7-8, but that is not where the "
+        "SEARCH text points, so the block is not taken as already applied."
+    )
+
+
+def test_a_block_applied_before_is_already_applied_where_its_old_lines_were() -> None:
+    applied_once = SHAPES.replace("3.14 *", "math.pi *")
+    result, _ = apply(
+        applied_once,
+        block(
+            hunk(
+                "    def area(self):\n        return 3.14 * self.r ** 2",
+                "    def area(self):\n        return math.pi * self.r ** 2",
+            )
+        ),
+    )
+    assert result == AlreadyApplied("The replacement is already in `src/x.py` at lines 2-3.")
+
+
 def test_an_insertion_already_in_the_file_is_not_inserted_twice() -> None:
     source = "import os\nimport sys\nprint(1)\n"
     result, _ = apply(source, block(hunk("import os", "import os\nimport sys")))
@@ -187,7 +225,7 @@ def test_common_prefix_old_lines_mismatch_names_the_line_and_both_texts() -> Non
     result, _ = apply(SOURCE, edit)
     assert result == Refused(
         "old_lines_mismatch",
-        "Old lines don't match content after anchor (anchor at lines 5-5): line 6 is "
+        "Old lines don't match content after anchor (anchor at line 5): line 6 is "
         "`    return 2` but the block expects `    return 7`.",
     )
 
@@ -252,3 +290,95 @@ def test_v4a_scope_not_found_is_refused_naming_it() -> None:
 def test_a_block_whose_hunks_change_nothing_is_already_applied() -> None:
     result, _ = apply("a\n", block(hunk("a", "a")))
     assert isinstance(result, AlreadyApplied)
+
+
+def test_an_ellipsis_added_by_a_diff_is_a_line_of_the_result() -> None:
+    source = "class Reader(Protocol):\n    def read(self) -> bytes:\n        return b''\n"
+    for fmt in ("unified_diff", "v4a"):
+        edit = block(
+            hunk(
+                "    def read(self) -> bytes:\n        return b''",
+                "    def read(self) -> bytes:\n        ...",
+            ),
+            fmt=fmt,
+        )
+        result, after = apply(source, edit)
+        assert isinstance(result, Placed) and result.notes == ()
+        assert after == "class Reader(Protocol):\n    def read(self) -> bytes:\n        ...\n"
+
+
+def test_a_bare_ellipsis_in_search_replace_still_stands_for_the_lines_it_elides() -> None:
+    source = "def f():\n    a = 1\n    b = 2\n    return a + b\n"
+    old = "def f():\n    a = 1\n    b = 2\n    return a + b"
+    result, after = apply(
+        source, block(hunk(old, "def f():\n    ...\n    b = 2\n    return a * b"))
+    )
+    assert isinstance(result, Placed)
+    assert after == "def f():\n    a = 1\n    b = 2\n    return a * b\n"
+
+
+def test_a_diff_marking_its_new_side_without_final_newline_removes_it() -> None:
+    edit = block(Hunk(("a", "b"), ("a", "c"), 1, final_newline=False), fmt="unified_diff")
+    result, after = apply("a\nb\n", edit)
+    assert isinstance(result, Placed)
+    assert after == "a\nc"
+
+
+def test_a_diff_that_only_adds_the_final_newline_is_applied() -> None:
+    edit = block(Hunk(("a", "b"), ("a", "b"), 1, final_newline=True), fmt="unified_diff")
+    result, after = apply("a\nb", edit)
+    assert isinstance(result, Placed) and result.edits == ()
+    assert result.notes == ("The file now ends with a newline",)
+    assert after == "a\nb\n"
+
+
+def test_a_no_newline_marker_on_a_hunk_away_from_the_end_is_ignored() -> None:
+    edit = block(Hunk(("a",), ("A",), 1, final_newline=False), fmt="unified_diff")
+    _, after = apply("a\nb\n", edit)
+    assert after == "A\nb\n"
+
+
+def test_a_kept_line_that_repeats_keeps_its_own_line_ending() -> None:
+    source = "same\r\nsame\n"
+    for ops, kept in (("- ", "same\n"), (" -", "same\r\n")):
+        edit = block(Hunk(("same", "same"), ("same",), ops=ops), fmt="v4a")
+        _, after = apply(source, edit)
+        assert after == kept
+
+
+def test_a_patch_hunk_of_added_lines_only_goes_at_the_end_of_the_file() -> None:
+    result, after = apply("line1\nline2\n", block(hunk("", "added 1\nadded 2"), fmt="v4a"))
+    assert isinstance(result, Placed)
+    assert result.notes == ("Added at the end of the file: the hunk has no context lines",)
+    assert after == "line1\nline2\nadded 1\nadded 2\n"
+
+
+def test_a_patch_that_writes_the_last_line_ends_the_file_with_a_newline() -> None:
+    _, after = apply("one\ntwo", block(hunk("two", "2\nthree"), fmt="v4a"))
+    assert after == "one\n2\nthree\n"
+
+
+def test_a_patch_that_leaves_the_last_line_alone_keeps_the_missing_final_newline() -> None:
+    _, after = apply("one\r\ntwo", block(hunk("one", "ONE"), fmt="v4a"))
+    assert after == "ONE\r\ntwo"
+
+
+def test_search_lines_numbered_as_a_file_view_shows_them_are_read_without_the_numbers() -> None:
+    source = "function one() {\n    return 1;\n}\n"
+    edit = block(
+        hunk(
+            "1 | function one() {\n2 |     return 1;\n3 | }", "function one() {\n    return 10;\n}"
+        )
+    )
+    result, after = apply(source, edit)
+    assert isinstance(result, Placed)
+    assert result.notes == (
+        "Its SEARCH lines carried line numbers (`12 | `); they were read without them",
+    )
+    assert after == source.replace("return 1;", "return 10;")
+
+
+def test_line_numbers_that_do_not_count_up_are_text() -> None:
+    edit = block(hunk("1 | function one() {\n3 |     return 1;", "x"))
+    result, _ = apply("function one() {\n    return 1;\n}\n", edit)
+    assert isinstance(result, Refused) and result.code == "not_found"

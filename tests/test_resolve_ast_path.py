@@ -399,3 +399,34 @@ def test_rust_replace_with_a_new_attribute_keeps_the_doc_comment() -> None:
     assert result == RUST_CHAT.replace("#[inline]", "#[inline(always)]").replace(
         "        1\n", "        2\n"
     )
+
+
+GO_TABS = (
+    'package main\n\nfunc (t T) Name() string {\n\tif ok {\n\t\treturn "t"\n\t}\n\treturn ""\n}\n'
+)
+
+
+def test_a_replacement_written_with_spaces_follows_a_tab_indented_file() -> None:
+    content = 'func (t T) Name() string {\n    if ok {\n        return "T"\n    }\n    return ""\n}'
+    result = _resolve(GO_TABS, "T-Name", content, "go")
+    assert isinstance(result, Placed)
+    # only the changed line is rewritten; the kept lines keep their tabs untouched
+    assert [(e.start, e.end) for e in result.edits] == [(4, 5)]
+    assert _apply(GO_TABS, "T-Name", content, "go") == GO_TABS.replace('"t"', '"T"')
+
+
+def test_a_python_method_written_with_spaces_into_a_tab_indented_class_gets_tabs() -> None:
+    source = "class A:\n\tdef m(self):\n\t\treturn 1\n\n\tdef n(self):\n\t\treturn 2\n"
+    assert _apply(source, "A-m", "def m(self):\n    x = 1\n    return x") == (
+        "class A:\n\tdef m(self):\n\t\tx = 1\n\t\treturn x\n\n\tdef n(self):\n\t\treturn 2\n"
+    )
+    assert _apply(source, "A-n:after", "    def o(self):\n        return 3") == (
+        source + "\n\tdef o(self):\n\t\treturn 3\n"
+    )
+
+
+def test_a_replacement_written_with_tabs_follows_a_space_indented_file() -> None:
+    source = "class A:\n    def m(self):\n        return 1\n"
+    assert _apply(source, "A-m", "def m(self):\n\treturn 2") == (
+        "class A:\n    def m(self):\n        return 2\n"
+    )

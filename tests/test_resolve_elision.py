@@ -6,8 +6,9 @@ import pytest
 
 from lsp_edit.blocks.model import AnchoredEdit, Hunk, ReplySpan
 from lsp_edit.resolve.anchored import resolve_anchored
+from lsp_edit.resolve.complete_file import resolve_complete_file
 from lsp_edit.resolve.elision import is_placeholder
-from lsp_edit.resolve.model import Placed, Refused
+from lsp_edit.resolve.model import Placed, Refused, Resolution
 from lsp_edit.text import Text
 
 FUNCTION = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n"
@@ -114,8 +115,6 @@ def test_a_closing_brace_after_a_final_placeholder_lines_up_with_the_end() -> No
 
 
 def test_placeholder_set_off_by_blank_lines_anchors_on_the_nearest_line_with_text():
-    from lsp_edit.resolve.complete_file import resolve_complete_file
-
     original = Text.from_string(
         "import os\n\n\ndef a():\n    pass\n\n\ndef b():\n    pass\n\n\ndef c():\n    return 1\n"
     )
@@ -125,3 +124,53 @@ def test_placeholder_set_off_by_blank_lines_anchors_on_the_nearest_line_with_tex
     assert original.replace(result.edits).render() == (
         "import os\n\n\ndef a():\n    pass\n\n\ndef b():\n    pass\n\n\ndef c():\n    return 2\n"
     )
+
+
+def whole(source: str, content: str) -> tuple[Resolution, str]:
+    text = Text.from_string(source)
+    result = resolve_complete_file(content.split("\n"), text)
+    if isinstance(result, Placed):
+        return result, text.replace(result.edits).render()
+    return result, source
+
+
+ROUTES = (
+    "from web import App\n\napp = App()\n\n@app.get('/')\ndef root():\n    return 1\n\n"
+    "@app.get('/about')\ndef about():\n    return 2\n"
+)
+
+
+def test_a_placeholder_after_a_changed_first_line_and_a_blank_line_keeps_what_follows() -> None:
+    content = (
+        "from web import App, abort\n\n# ... existing code ...\n\n"
+        "@app.get('/about')\ndef about():\n    abort(404)"
+    )
+    result, after = whole(ROUTES, content)
+    assert isinstance(result, Placed)
+    assert after == ROUTES.replace("App\n\napp", "App, abort\n\napp").replace(
+        "return 2", "abort(404)"
+    )
+
+
+def test_a_placeholder_before_a_blank_line_and_a_new_comment_anchors_on_the_next_known_line():
+    source = "class A {\n  a() {}\n\n  b() {}\n}\n"
+    content = "class A {\n  // ... existing code ...\n\n  // b does nothing\n  b() {}\n}"
+    result, after = whole(source, content)
+    assert isinstance(result, Placed)
+    assert after == "class A {\n  a() {}\n\n  // b does nothing\n  b() {}\n}\n"
+
+
+def test_lines_a_new_block_shares_with_the_file_are_no_anchor() -> None:
+    source = "class A {\n  a() {\n    return this;\n  }\n}\n"
+    content = (
+        "class A {\n  // ... existing code ...\n\n  b() {\n    work();\n    return this;\n  }\n}"
+    )
+    result, after = whole(source, content)
+    assert isinstance(result, Refused) and result.code == "elision_ambiguous"
+    assert after == source
+
+
+def test_a_new_line_that_reads_like_the_original_one_beside_the_anchor_is_refused() -> None:
+    source = "x = 1\ny = 2\nz = 3\nw = 4\n"
+    result, _ = whole(source, "x = 1\ny = 5\n\n# ... existing code ...")
+    assert isinstance(result, Refused) and result.code == "elision_ambiguous"

@@ -8,7 +8,7 @@ import pytest
 
 from lsp_edit.resolve.model import Refused
 from lsp_edit.text import Text
-from lsp_edit.workspace import FileRef, Workspace
+from lsp_edit.workspace import FileRef, FileWrite, Workspace, WriteFailure
 
 
 @pytest.fixture
@@ -163,3 +163,54 @@ def test_writing_through_a_symlink_inside_the_workspace_updates_its_target(root)
     workspace.write(ref, Text.from_string("changed\n"))
     assert os.path.islink(root / "alias.md")
     assert (root / "README.md").read_text() == "changed\n"
+
+
+def test_writing_a_reply_that_fails_restores_every_file_and_removes_new_ones(root, monkeypatch):
+    workspace = Workspace(root)
+    readme = workspace.locate("README.md")
+    client = workspace.locate("src/pkg/client.py")
+    fresh = workspace.locate("docs/new/guide.md", allow_tail_match=False)
+    assert isinstance(readme, FileRef) and isinstance(client, FileRef)
+    assert isinstance(fresh, FileRef)
+    writes = [
+        FileWrite(fresh, None, Text.from_string("# Guide\n")),
+        FileWrite(readme, Text.from_string("hi\n"), None),
+        FileWrite(client, Text.from_string("x = 1\n"), Text.from_string("x = 2\n")),
+    ]
+    real_replace = os.replace
+
+    def third_step_fails(src, dst):
+        if str(dst).endswith("client.py"):
+            raise OSError(28, "No space left on device", src)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", third_step_fails)
+    failure = workspace.write_all(writes)
+    assert failure == WriteFailure(
+        "src/pkg/client.py",
+        "No space left on device",
+        (
+            ("docs/new/guide.md", "restored"),
+            ("README.md", "unchanged"),
+            ("src/pkg/client.py", "unchanged"),
+        ),
+    )
+    assert sorted(os.listdir(root)) == ["README.md", "src"]
+    assert (root / "README.md").read_text() == "hi\n"
+    assert sorted(os.listdir(root / "src" / "pkg")) == ["client.py"]
+
+
+def test_writing_a_reply_deletes_only_after_every_write_succeeded(root):
+    workspace = Workspace(root)
+    readme = workspace.locate("README.md")
+    moved = workspace.locate("docs/README.md", allow_tail_match=False)
+    assert isinstance(readme, FileRef) and isinstance(moved, FileRef)
+    failure = workspace.write_all(
+        [
+            FileWrite(readme, Text.from_string("hi\n"), None),
+            FileWrite(moved, None, Text.from_string("hi\n")),
+        ]
+    )
+    assert failure is None
+    assert not (root / "README.md").exists()
+    assert (root / "docs" / "README.md").read_text() == "hi\n"

@@ -10,7 +10,7 @@ reported on the reply document itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 AstAction = Literal["replace", "before", "after", "remove"]
@@ -75,13 +75,20 @@ class Hunk:
     `hint_line` is the 1-based line where the hunk's old lines start in the file as
     it was before the block (unified diff `@@ -l`), used only to choose between
     several matches. `scope` holds V4A `@@ class Foo` lines that must be found, in
-    order, before the hunk.
+    order, before the hunk. `final_newline` is set by a unified diff's `\\ No newline
+    at end of file`: the hunk ends the file, whose new side ends with a newline
+    (True) or without one (False); None says nothing about it. `ops` is the kind of
+    each hunk line in order (` ` kept, `-` removed, `+` added) where the format
+    says which lines are kept (diffs, patches); empty for SEARCH/REPLACE. It says
+    how the lines pair up, not what the hunk changes, so equality ignores it.
     """
 
     old_lines: tuple[str, ...]
     new_lines: tuple[str, ...]
     hint_line: int | None = None
     scope: tuple[str, ...] = ()
+    final_newline: bool | None = None
+    ops: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -101,12 +108,14 @@ class AnchoredEdit:
 
 @dataclass(frozen=True)
 class CreateFile:
-    """A new file with this content (V4A `Add File`, a diff from `/dev/null`)."""
+    """A new file with this content (V4A `Add File`, a diff from `/dev/null`);
+    `final_newline` False when a diff marks its end `\\ No newline at end of file`."""
 
     span: ReplySpan
     path: str
     content: tuple[str, ...]
     format: AnchoredFormat
+    final_newline: bool = True
 
 
 @dataclass(frozen=True)

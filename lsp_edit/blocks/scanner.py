@@ -101,12 +101,17 @@ def split_block(lines: str) -> list[str]:
 
 
 def add_prefixed(
-    lines: list[str], first: int, old: list[str], new: list[str], trailing_blank: int
+    lines: list[str],
+    first: int,
+    old: list[str],
+    new: list[str],
+    trailing_blank: int,
+    ops: list[str],
 ) -> tuple[int, int | None]:
     """Adds hunk lines (` ` context, `-` removed, `+` added; a bare blank line is an
-    empty context line) to `old` and `new`. Returns the count of blank lines now
-    closing the hunk, and the reply line of the last line with a prefix (None if
-    every line was blank)."""
+    empty context line) to `old` and `new`, and each line's kind to `ops`. Returns
+    the count of blank lines now closing the hunk, and the reply line of the last
+    line with a prefix (None if every line was blank)."""
     last: int | None = None
     for number, text in enumerate(lines, first):
         if text:
@@ -115,11 +120,13 @@ def add_prefixed(
                 old.append(body)
             if text[0] != "-":
                 new.append(body)
+            ops.append(text[0])
             trailing_blank = 0
             last = number
         else:
             old.append("")
             new.append("")
+            ops.append(" ")
             trailing_blank += 1
     return trailing_blank, last
 

@@ -21,8 +21,11 @@ edit: a line without ` `, `-` or `+` directly inside a hunk whose counts say mor
 lines follow, and a `+`/`-`/` ` line right
 after a hunk whose counts are used up. A reply that ends before a hunk's
 counts are reached is `unclosed_block` (it may be cut off). `\\ No newline at
-end of file` lines are ignored. A blank line inside a hunk is an empty context
-line; blank lines closing a hunk that ended early are dropped.
+end of file` marks the side of the line before it (the old side after a `-`
+line, the new side after a `+` line, both after a context line) as ending
+without a newline: the hunk carries the new side's state. A blank line inside a
+hunk is an empty context line; blank lines closing a hunk that ended early are
+dropped.
 """
 
 from __future__ import annotations
@@ -88,7 +91,11 @@ class _HunkLines:
     new_count: int = 0
     old: list[str] = field(default_factory=list)
     new: list[str] = field(default_factory=list)
+    ops: list[str] = field(default_factory=list)
     trailing_blank: int = 0
+    last_prefix: str = " "  # of the last hunk line, which a `\ No newline` line follows
+    old_ends_file: bool = False  # a `\ No newline` line followed an old line
+    new_ends_file: bool = False  # ... a new line (the new side ends without a newline)
 
     @staticmethod
     def start(line: ReplyLine) -> _HunkLines:
@@ -133,15 +140,35 @@ class _HunkLines:
             self.new.append(body)
             if self.new_left is not None:
                 self.new_left -= 1
+        self.ops.append(prefix)
         self.trailing_blank = self.trailing_blank + 1 if blank else 0
+        self.last_prefix = prefix
+
+    def mark_no_newline(self) -> None:
+        """A `\\ No newline at end of file` line: the side of the line before it ends there."""
+        if self.last_prefix != "+":
+            self.old_ends_file = True
+        if self.last_prefix != "-":
+            self.new_ends_file = True
 
     def finish(self, *, exact: bool) -> Hunk | None:
         if not exact and self.trailing_blank:
             del self.old[-self.trailing_blank :]
             del self.new[-self.trailing_blank :]
+            del self.ops[-self.trailing_blank :]
+            self.trailing_blank = 0
         if not self.old and not self.new:
             return None
-        return Hunk(tuple(self.old), tuple(self.new), self.hint)
+        final_newline = None
+        if self.old_ends_file or self.new_ends_file:
+            final_newline = not self.new_ends_file
+        return Hunk(
+            tuple(self.old),
+            tuple(self.new),
+            self.hint,
+            final_newline=final_newline,
+            ops="".join(self.ops),
+        )
 
 
 @dataclass
@@ -182,6 +209,7 @@ class UnifiedDiff:
         self._file: _FileDiff | None = file
         self._state = state
         self._hunk: _HunkLines | None = None
+        self._finished: _HunkLines | None = None  # the hunk a `\ No newline` line may follow
         self._pending: ReplyLine | None = None  # a `--- ` line that may be the next header
         self.emit = emit
 
@@ -243,9 +271,13 @@ class UnifiedDiff:
         assert hunk is not None and file is not None, "inside a hunk of a file"
         old, new = hunk.old, hunk.new
         old_before, new_before = len(old), len(new)
-        hunk.trailing_blank, last = add_prefixed(lines, first, old, new, hunk.trailing_blank)
+        hunk.trailing_blank, last = add_prefixed(
+            lines, first, old, new, hunk.trailing_blank, hunk.ops
+        )
         if last is not None:
             file.end = last
+        if lines:
+            hunk.last_prefix = lines[-1][:1] or " "
         if hunk.old_left is not None:
             hunk.old_left -= len(old) - old_before
         if hunk.new_left is not None:
@@ -381,6 +413,8 @@ class UnifiedDiff:
             self._start_hunk(line)
             return Step.CONTINUE
         if text.startswith("\\"):
+            hunk.mark_no_newline()
+            file.end = line.number
             return Step.CONTINUE
         if text.startswith("diff --git "):
             self._end_hunk(exact=False)
@@ -420,6 +454,7 @@ class UnifiedDiff:
             self._start_hunk(line)
             return Step.CONTINUE
         if text.startswith("\\"):
+            self._mark_finished_hunk(line)
             return Step.CONTINUE
         if text.startswith("diff --git "):
             self._report_file()
@@ -455,6 +490,7 @@ class UnifiedDiff:
             self._removed_line(pending)
 
     def _start_hunk(self, line: ReplyLine) -> None:
+        self._finished = None
         self._hunk = _HunkLines.start(line)
         self._state = _State.IN_HUNK
         if self._file is not None:
@@ -463,11 +499,25 @@ class UnifiedDiff:
     def _end_hunk(self, *, exact: bool) -> None:
         hunk = self._hunk
         self._hunk = None
+        self._finished = None
         if hunk is None or self._file is None:
             return
         finished = hunk.finish(exact=exact)
         if finished is not None:
             self._file.hunks.append(finished)
+            if exact:
+                self._finished = hunk
+
+    def _mark_finished_hunk(self, line: ReplyLine) -> None:
+        """`\\ No newline at end of file` right after a hunk whose counts were used up."""
+        hunk, file = self._finished, self._file
+        if hunk is None or file is None or not file.hunks:
+            return
+        hunk.mark_no_newline()
+        finished = hunk.finish(exact=True)
+        if finished is not None:
+            file.hunks[-1] = finished
+            file.end = line.number
 
     def _overflow(self, line: ReplyLine) -> None:
         hunks = self._file.hunks if self._file is not None else []
@@ -508,10 +558,15 @@ class UnifiedDiff:
     def _report_file(self) -> None:
         file = self._file
         self._file = None
+        self._finished = None
         if file is None:
             return
         section = span(file.start, file.end)
-        creating = file.old_path == DEV_NULL or (file.new_file and file.old_path is None)
+        # a hunk with old lines edits the file, whatever its `--- /dev/null` header says
+        edits = any(hunk.old_lines for hunk in file.hunks)
+        creating = not edits and (
+            file.old_path == DEV_NULL or (file.new_file and file.old_path is None)
+        )
         deleting = file.new_path == DEV_NULL or (file.deleted_file and file.new_path is None)
         name = file.name()
         if name is None:
@@ -520,7 +575,10 @@ class UnifiedDiff:
             return
         if creating:
             content = tuple(line for hunk in file.hunks for line in hunk.new_lines)
-            self.emit(CreateFile(section, name, content, "unified_diff"))
+            ends = file.hunks[-1].final_newline if file.hunks else None
+            self.emit(
+                CreateFile(section, name, content, "unified_diff", final_newline=ends is not False)
+            )
             return
         if deleting:
             self.emit(DeleteFile(section, name, "unified_diff"))

@@ -74,6 +74,7 @@ class _HunkLines:
     scope: list[str] = field(default_factory=list)
     old: list[str] = field(default_factory=list)
     new: list[str] = field(default_factory=list)
+    ops: list[str] = field(default_factory=list)
     has_lines: bool = False
     trailing_blank: int = 0  # unprefixed blank lines at the end, dropped when it closes
 
@@ -81,9 +82,12 @@ class _HunkLines:
         if self.trailing_blank:
             del self.old[-self.trailing_blank :]
             del self.new[-self.trailing_blank :]
+            del self.ops[-self.trailing_blank :]
         if not self.old and not self.new:
             return None
-        return Hunk(tuple(self.old), tuple(self.new), None, tuple(self.scope))
+        return Hunk(
+            tuple(self.old), tuple(self.new), None, tuple(self.scope), ops="".join(self.ops)
+        )
 
 
 class V4APatch:
@@ -163,7 +167,7 @@ class V4APatch:
         elif state is _State.UPDATE:
             hunk = self._hunk
             hunk.trailing_blank, last_prefixed = add_prefixed(
-                lines, first, hunk.old, hunk.new, hunk.trailing_blank
+                lines, first, hunk.old, hunk.new, hunk.trailing_blank, hunk.ops
             )
             if last_prefixed is not None:
                 self._section_end = last_prefixed
@@ -274,6 +278,7 @@ class V4APatch:
         elif text == "":
             hunk.old.append("")
             hunk.new.append("")
+            hunk.ops.append(" ")
             hunk.has_lines = True
             hunk.trailing_blank += 1
             return
@@ -283,6 +288,7 @@ class V4APatch:
                 hunk.old.append(body)
             if text[0] != "-":
                 hunk.new.append(body)
+            hunk.ops.append(text[0])
             hunk.has_lines = True
             hunk.trailing_blank = 0
         else:

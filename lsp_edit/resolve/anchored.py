@@ -6,15 +6,17 @@ block is atomic, so one hunk that cannot be placed refuses the whole block (`Hun
 first strategy with any match decides, and it must match once, or a hint line
 must pick one match that is nearer than every other. The new lines are written in
 the file's form: lines the hunk keeps stay byte-identical, changed lines are
-re-indented like the match, placeholders (`# ... existing code ...`) are filled
-from the original. The result is the smallest set of line edits against the text
-the block was given.
+re-indented like the match, and placeholders (`# ... existing code ...`) in
+SEARCH/REPLACE and `««« EDIT` blocks are filled from the original (in diffs and
+patches every `+` line is literal). The result is the smallest set of line edits
+against the text the block was given.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
@@ -27,11 +29,13 @@ from lsp_edit.resolve.ladder import (
     Reindent,
     Window,
     blank_edge_counts,
+    candidate_windows,
     index_for,
     ladder_rank,
     leading_whitespace,
     most_similar,
     search,
+    text_similarity,
 )
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import LineEdit, Text
@@ -43,6 +47,9 @@ _NOUN: dict[AnchoredFormat, str] = {
     "unified_diff": "diff hunk",
 }
 _QUOTED_LINES = 10
+# In a diff or a patch every `+` line is a line of the result: `...` there is
+# Python's Ellipsis (a stub body), never a placeholder for elided code.
+_LITERAL_FORMATS: frozenset[AnchoredFormat] = frozenset({"v4a", "unified_diff"})
 
 
 def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
@@ -52,6 +59,7 @@ def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
     strategies: list[str] = []
     notes: list[str] = []
     already: list[str] = []
+    final_newline: bool | None = None
     for number, hunk in enumerate(block.hunks, start=1):
         index = index_for(text) if not composer.changed else LineIndex(composer.current)
         outcome = _place_hunk(hunk, _Context(block, index, composer))
@@ -60,18 +68,44 @@ def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
             return Refused(outcome.code, label + outcome.message)
         if isinstance(outcome, AlreadyApplied):
             already.append(label + outcome.message)
+            if hunk.final_newline is not None and _ends_file(hunk.old_lines, composer.current):
+                final_newline = hunk.final_newline
             continue
-        composer.replace(outcome.start, outcome.end, outcome.lines)
+        composer.replace(outcome.start, outcome.end, outcome.lines, outcome.origins)
         strategies.append(outcome.strategy)
         notes.extend(label + note for note in outcome.notes)
+        if outcome.start + len(outcome.lines) == len(composer.current) and outcome.lines:
+            # `\ No newline at end of file` speaks of the file's end: only a hunk placed
+            # there. Without it, a diff's or patch's lines are whole lines: one that
+            # writes the last line of the file ends it with a newline.
+            if hunk.final_newline is not None:
+                final_newline = hunk.final_newline
+            elif (
+                block.format in _LITERAL_FORMATS
+                and composer.origin_of(len(composer.current) - 1) is None
+            ):
+                final_newline = True
     edits = composer.edits()
-    if not edits:
+    if text.lines and final_newline == text.final_newline:
+        final_newline = None
+    if not edits and final_newline is None:
         if already:
             return AlreadyApplied(" ".join(already))
         return AlreadyApplied("The block changes nothing: its old and new lines are the same.")
-    loosest = max(strategies, key=ladder_rank)
+    loosest = max(strategies, key=ladder_rank) if strategies else "exact"
     notes.extend(message for message in already if total > 1)
-    return Placed(edits, loosest, tuple(notes))
+    if final_newline is not None:
+        notes.append(
+            "The file now ends with a newline"
+            if final_newline
+            else "The file now ends without a newline, as `\\ No newline at end of file` says"
+        )
+    return Placed(edits, loosest, tuple(notes), final_newline)
+
+
+def _ends_file(old: Sequence[str], current: Sequence[str]) -> bool:
+    """Whether the file ends with these lines (a hunk already applied at the end)."""
+    return bool(old) and len(old) <= len(current) and list(current[-len(old) :]) == list(old)
 
 
 @dataclass(frozen=True)
@@ -83,6 +117,8 @@ class _Replacement:
     lines: tuple[str, ...]
     strategy: str
     notes: tuple[str, ...]
+    # per line, the current line it keeps (None: a new line); empty: unknown
+    origins: tuple[int | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,6 +139,11 @@ class _Context:
         """The 1-based line in the original document for a current 0-based index."""
         return self.composer.to_original(current) + 1
 
+    def lines(self, start: int, end: int) -> str:
+        """`line 4` or `lines 4-9`, for current lines `start`..`end` (end exclusive)."""
+        first, last = self.line(start), self.line(end - 1)
+        return f"line {first}" if first >= last else f"lines {first}-{last}"
+
 
 def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Refused:
     old, new = list(hunk.old_lines), list(hunk.new_lines)
@@ -120,6 +161,15 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
         # the scope's block is found by indentation; a hunk may still sit just below it
         matches = search(ctx.index, old, [(lo, len(lines)) for lo, _ in windows])
     if not matches:
+        numbered = _without_line_numbers(hunk)
+        if numbered is not None and ctx.block.format == "search_replace":
+            placed = _place_hunk(numbered, ctx)
+            if isinstance(placed, _Replacement):
+                note = (
+                    "Its SEARCH lines carried line numbers (`12 | `); they were read without them"
+                )
+                return replace(placed, notes=(*placed.notes, note))
+            return placed
         return _not_found(hunk, old, new, windows, ctx)
     if old == new:
         return AlreadyApplied("The hunk changes nothing: its old and new lines are the same.")
@@ -132,11 +182,34 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
     match, hint_note = chosen
     if match in covered:
         return _already(covered[match], ctx)
-    return _replacement(match, old, new, ctx, hint_note)
+    return _replacement(match, old, new, ctx, hint_note, hunk.ops)
+
+
+_LINE_NUMBER = re.compile(r"\s*(\d+) ?\|(?: |$)")
+
+
+def _without_line_numbers(hunk: Hunk) -> Hunk | None:
+    """The hunk with the `12 | ` prefixes a file view puts before each line taken off
+    its old lines (and its new lines, when they all carry them), when every old line
+    carries one and they count up one by one; None otherwise."""
+    numbers = [_LINE_NUMBER.match(line) for line in hunk.old_lines]
+    if not all(numbers):
+        return None
+    counted = [int(found.group(1)) for found in numbers if found]
+    if counted != list(range(counted[0], counted[0] + len(counted))):
+        return None
+    old = tuple(
+        line[found.end() :] for line, found in zip(hunk.old_lines, numbers, strict=True) if found
+    )
+    new = hunk.new_lines
+    prefixes = [_LINE_NUMBER.match(line) for line in new]
+    if new and all(prefixes):
+        new = tuple(line[found.end() :] for line, found in zip(new, prefixes, strict=True) if found)
+    return replace(hunk, old_lines=old, new_lines=new, ops="")
 
 
 def _replacement(
-    match: Match, old: list[str], new: list[str], ctx: _Context, hint_note: str | None
+    match: Match, old: list[str], new: list[str], ctx: _Context, hint_note: str | None, ops: str
 ) -> _Replacement | Refused:
     core_old = old[match.lead : len(old) - match.trail]
     new_lead, new_trail = blank_edge_counts(new)
@@ -144,44 +217,81 @@ def _replacement(
     drop_trail = min(match.trail, new_trail, len(new) - drop_lead)
     core_new = new[drop_lead : len(new) - drop_trail]
     region = list(ctx.index.lines[match.start : match.end])
-    literal = {line.strip() for line in core_old}
-    placeholders = placeholders_in(core_new, literal)
-    mapped = _file_form(region, core_old, core_new, match.reindent, set(placeholders))
+    placeholders: list[int] = []
+    if ctx.block.format not in _LITERAL_FORMATS:
+        placeholders = placeholders_in(core_new, {line.strip() for line in core_old})
+    # A diff says which lines it keeps: a repeated kept line is that copy, not another.
+    pairing: Opcodes | None = None
+    if core_old == old and core_new == new:
+        pairing = _opcodes(ops, core_old, core_new)
+    if pairing is None:
+        pairing = SequenceMatcher(None, core_old, core_new, autojunk=False).get_opcodes()
+    mapped = _file_form(region, core_new, pairing, match.reindent, set(placeholders))
     if isinstance(mapped, int):
         return Refused(
             "indentation_mismatch",
-            f"The {ctx.noun} matches lines {ctx.line(match.start)}-{ctx.line(match.end - 1)} "
+            f"The {ctx.noun} matches {ctx.lines(match.start, match.end)} "
             f"with other indentation ({match.reindent.describe()}), but its new line "
             f"`{core_new[mapped].strip()}` is indented in a way that cannot be carried over. "
             "Write the block with the file's exact indentation.",
         )
-    expanded = expand_elisions(region, mapped, placeholders, ctx.line(match.start))
+    lines, kept = mapped
+    expanded = expand_elisions(region, lines, placeholders, ctx.line(match.start))
     if isinstance(expanded, Refused):
         return expanded
     notes = list(_strategy_notes(match, ctx))
     if hint_note:
         notes.append(hint_note)
     notes.extend(expanded.notes)
-    return _Replacement(match.start, match.end, expanded.lines, match.strategy, tuple(notes))
+    origins = () if placeholders else tuple(None if k is None else match.start + k for k in kept)
+    return _Replacement(
+        match.start, match.end, expanded.lines, match.strategy, tuple(notes), origins
+    )
+
+
+Opcodes = Sequence[tuple[str, int, int, int, int]]
+
+
+def _opcodes(ops: str, old: Sequence[str], new: Sequence[str]) -> Opcodes | None:
+    """The pairing of old and new lines a diff's line kinds spell out; None when
+    there are none or they do not fit the lines."""
+    if not ops or ops.count("+") + ops.count(" ") != len(new):
+        return None
+    if ops.count("-") + ops.count(" ") != len(old):
+        return None
+    codes: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for op in ops:
+        tag, di, dj = {" ": ("equal", 1, 1), "-": ("delete", 1, 0), "+": ("insert", 0, 1)}[op]
+        if codes and codes[-1][0] == tag:
+            _, i1, _, j1, _ = codes[-1]
+            codes[-1] = (tag, i1, i + di, j1, j + dj)
+        else:
+            codes.append((tag, i, i + di, j, j + dj))
+        i, j = i + di, j + dj
+    return codes
 
 
 def _file_form(
     region: Sequence[str],
-    old: Sequence[str],
     new: Sequence[str],
+    pairing: Opcodes,
     reindent: Reindent,
     placeholders: set[int],
-) -> list[str] | int:
-    """`new` as the file will hold it: lines equal to an old line are the file's line
-    (byte-identical), changed lines re-indented. An int is the index of a new line
-    whose indentation cannot be mapped."""
+) -> tuple[list[str], list[int | None]] | int:
+    """`new` as the file will hold it: lines paired with an old line are the file's
+    line (byte-identical), changed lines re-indented; with, per line, the index in
+    `region` of the line it keeps (None for a changed line). An int is the index
+    of a new line whose indentation cannot be mapped."""
     out: list[str] = []
-    matcher = SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    kept: list[int | None] = []
+    for tag, i1, i2, j1, j2 in pairing:
         if tag == "equal":
             out.extend(region[i1:i2])
+            kept.extend(range(i1, i2))
             continue
         for j in range(j1, j2):
+            kept.append(None)
             if j in placeholders:
                 out.append(new[j])
                 continue
@@ -189,13 +299,13 @@ def _file_form(
             if line is None:
                 return j
             out.append(line)
-    return out
+    return out, kept
 
 
 def _strategy_notes(match: Match, ctx: _Context) -> list[str]:
     if match.strategy == "exact":
         return []
-    where = f"lines {ctx.line(match.start)}-{ctx.line(match.end - 1)}"
+    where = ctx.lines(match.start, match.end)
     what = {
         "trailing_whitespace": "trailing whitespace",
         "indentation": "indentation",
@@ -257,8 +367,7 @@ def _covered_by_new(
 
 def _already(match: Match, ctx: _Context) -> AlreadyApplied:
     return AlreadyApplied(
-        f"The replacement is already in {ctx.where} at lines "
-        f"{ctx.line(match.start)}-{ctx.line(match.end - 1)}."
+        f"The replacement is already in {ctx.where} at {ctx.lines(match.start, match.end)}."
     )
 
 
@@ -292,6 +401,16 @@ def _insert_without_context(
             "ambiguous",
             f"The scope `{hunk.scope[-1].strip()}` matches {len(windows)} places "
             f"(lines {_and(scope_lines)}); add more scope or context lines to make it unique.",
+        )
+    if ctx.block.format == "v4a":
+        # apply_patch's own rule: a hunk of added lines only goes at the end of the file
+        at = len(lines)
+        return _Replacement(
+            at,
+            at,
+            tuple(new),
+            "end_of_file",
+            ("Added at the end of the file: the hunk has no context lines",),
         )
     return Refused(
         "not_found",
@@ -353,7 +472,16 @@ def _not_found(
     if new and new != old:
         found = search(ctx.index, new, windows)
         if len(found) == 1:
-            return _already(found[0], ctx)
+            if _holds_its_result(old, found[0], windows, ctx):
+                return _already(found[0], ctx)
+            refused = _why_not_found(hunk, old, new, windows, ctx)
+            return Refused(refused.code, refused.message + _seen_elsewhere(found[0], ctx))
+    return _why_not_found(hunk, old, new, windows, ctx)
+
+
+def _why_not_found(
+    hunk: Hunk, old: list[str], new: list[str], windows: list[Window], ctx: _Context
+) -> Refused:
     if not ctx.index.lines:
         return Refused("not_found", f"The {ctx.noun} was not found: {ctx.where} is empty.")
     if ctx.block.format == "common_prefix":
@@ -368,6 +496,30 @@ def _not_found(
     return Refused(
         "not_found",
         f"{_capital(ctx.noun)} not found in {ctx.where}{scope}.{_similar(old, windows, ctx)}",
+    )
+
+
+def _holds_its_result(old: list[str], found: Match, windows: list[Window], ctx: _Context) -> bool:
+    """Whether the one place holding the new lines is the block's own place: of
+    the places that look like the old lines, it is the one most like them. New
+    lines found elsewhere (the same method in another class) are no evidence."""
+    place: Window = (found.start, found.end)
+    others = [
+        (first, last)
+        for first, last in candidate_windows(ctx.index, old, windows)
+        if last <= place[0] or place[1] <= first
+    ]
+    if not others:
+        return True
+    mine = text_similarity(ctx.index, place, old)
+    return all(mine > text_similarity(ctx.index, other, old) for other in others)
+
+
+def _seen_elsewhere(found: Match, ctx: _Context) -> str:
+    return (
+        f"\nIts replacement text is in {ctx.where} at {ctx.lines(found.start, found.end)}, "
+        "but that is not where the "
+        f"{ctx.noun} points, so the block is not taken as already applied."
     )
 
 
@@ -400,15 +552,15 @@ def _anchor_diagnosis(
         if at >= len(lines):
             return Refused(
                 "old_lines_mismatch",
-                f"Old lines don't match content after anchor (anchor at lines "
-                f"{ctx.line(match.start)}-{ctx.line(match.end - 1)}): the file ends at line "
+                f"Old lines don't match content after anchor (anchor at "
+                f"{ctx.lines(match.start, match.end)}): the file ends at line "
                 f"{ctx.line(len(lines) - 1)}, but `{expected.strip()}` was expected next.",
             )
         if key(lines[at]) != key(expected):
             return Refused(
                 "old_lines_mismatch",
-                f"Old lines don't match content after anchor (anchor at lines "
-                f"{ctx.line(match.start)}-{ctx.line(match.end - 1)}): line {ctx.line(at)} "
+                f"Old lines don't match content after anchor (anchor at "
+                f"{ctx.lines(match.start, match.end)}): line {ctx.line(at)} "
                 f"is `{lines[at]}` but the block expects `{expected}`.",
             )
     # the anchor and the lines after it match line by line, but not as one block
@@ -462,6 +614,8 @@ class _Dirty:
     cur_end: int
     orig_start: int
     orig_end: int
+    # per current line of the stretch, the original line it is (None: written)
+    origins: list[int | None]
 
     @property
     def delta(self) -> int:
@@ -470,7 +624,12 @@ class _Dirty:
 
 class _Composer:
     """The text as hunk after hunk changes it, remembering which original lines each
-    changed stretch replaced, so the block's edits are given against the original."""
+    changed stretch replaced, so the block's edits are given against the original.
+
+    Each changed stretch knows, per line, the original line it is (kept by a hunk)
+    or None for a line a hunk wrote: a kept line stays that very line, with its own
+    ending, even where an equal line sits next to it.
+    """
 
     def __init__(self, original: Sequence[str]) -> None:
         self.original = original
@@ -499,7 +658,14 @@ class _Composer:
                 shift += region.delta
         return original + shift
 
-    def replace(self, start: int, end: int, lines: Sequence[str]) -> None:
+    def replace(
+        self, start: int, end: int, lines: Sequence[str], keeps: Sequence[int | None] = ()
+    ) -> None:
+        """Current lines `start`..`end` become `lines`; `keeps` gives, per line, the
+        current line it keeps (None: a new line), when the hunk says so."""
+        origins = [None if k is None else self.origin_of(k) for k in keeps]
+        if len(origins) != len(lines):
+            origins = [None] * len(lines)
         delta = len(lines) - (end - start)
         merged = [r for r in self.dirty if r.cur_start <= end and start <= r.cur_end]
         kept = [r for r in self.dirty if r not in merged]
@@ -516,22 +682,46 @@ class _Composer:
         if orig_end is None:
             inside = sum(r.delta for r in merged)
             orig_end = last - before - inside
+        origins = [
+            *(self.origin_of(at) for at in range(first, start)),
+            *origins,
+            *(self.origin_of(at) for at in range(end, last)),
+        ]
         self.current[start:end] = lines
         for region in kept:
             if region.cur_start >= end:
                 region.cur_start += delta
                 region.cur_end += delta
-        kept.append(_Dirty(first, last + delta, orig_start, orig_end))
+        kept.append(_Dirty(first, last + delta, orig_start, orig_end, origins))
         self.dirty = sorted(kept, key=lambda r: r.cur_start)
+
+    def origin_of(self, current: int) -> int | None:
+        """The original line a current line is; None for a line a hunk wrote."""
+        shift = 0
+        for region in self.dirty:
+            if region.cur_start <= current < region.cur_end:
+                return region.origins[current - region.cur_start]
+            if region.cur_end <= current:
+                shift += region.delta
+        return current - shift
 
     def edits(self) -> tuple[LineEdit, ...]:
         edits: list[LineEdit] = []
         for region in self.dirty:
+            # between the lines a hunk kept, the smallest edits
+            old_at, new_at = region.orig_start, region.cur_start
+            for at, kept in enumerate(region.origins, region.cur_start):
+                if kept is None or not old_at <= kept < region.orig_end:
+                    continue
+                edits.extend(
+                    minimal_edits(self.original[old_at:kept], self.current[new_at:at], old_at)
+                )
+                old_at, new_at = kept + 1, at + 1
             edits.extend(
                 minimal_edits(
-                    self.original[region.orig_start : region.orig_end],
-                    self.current[region.cur_start : region.cur_end],
-                    region.orig_start,
+                    self.original[old_at : region.orig_end],
+                    self.current[new_at : region.cur_end],
+                    old_at,
                 )
             )
         return tuple(edits)

@@ -10,6 +10,7 @@ replacement touches only the lines that really change.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable, Sequence
 
 from lsp_edit.blocks.model import AstTarget, FencedEdit
@@ -56,7 +57,11 @@ def resolve_ast_path(
         return located
     if target.action == "remove":
         return _remove(located, text)
-    lines = _reindent(content, located.indent, spec)
+    reference = text.lines[located.start_line : located.end_line]
+    if _indent_style(reference) is None:
+        reference = text.lines
+    styled = follow_indent_style(content, reference)
+    lines = _reindent(styled, located.indent, spec)
     if target.action == "replace":
         return _replace(located, lines, spec, text, target.written)
     gap = _blank_gap(located, symbols, text)
@@ -301,6 +306,49 @@ def _signature_line(content: Sequence[str], spec: LanguageSpec) -> str:
     """The first line that is neither blank nor part of a comment/attribute, stripped."""
     rest = content[_leading_count(content, spec) :]
     return next((line.strip() for line in rest if line.strip()), "")
+
+
+def follow_indent_style(content: Sequence[str], reference: Sequence[str]) -> tuple[str, ...]:
+    """`content` indented the way `reference` (the file's lines it replaces or joins)
+    indents: with tabs where the block used spaces, or the reverse. A block's own
+    indentation unit (its smallest step) stands for one tab; spaces left over after
+    whole tabs stay (alignment). Anything else is left as written."""
+    file_style = _indent_style(reference)
+    block_style = _indent_style(content)
+    if file_style is None or block_style is None or file_style == block_style:
+        return tuple(content)
+    if file_style == "\t":
+        width = _space_unit(content)
+        return tuple(_spaces_to_tabs(line, width) for line in content) if width else tuple(content)
+    width = _space_unit(reference)
+    if not width:
+        return tuple(content)
+    return tuple(_tabs_to_spaces(line, width) for line in content)
+
+
+def _indent_style(lines: Sequence[str]) -> str | None:
+    """`\t` or ` ` when every indented line starts with it; None when mixed or flat."""
+    starts = {line[0] for line in lines if line.strip() and line[0] in " \t"}
+    return starts.pop() if len(starts) == 1 else None
+
+
+def _space_unit(lines: Sequence[str]) -> int:
+    """The greatest common step of the lines' leading spaces (0: none indented)."""
+    unit = 0
+    for line in lines:
+        if line.strip():
+            unit = math.gcd(unit, len(line) - len(line.lstrip(" ")))
+    return unit
+
+
+def _spaces_to_tabs(line: str, width: int) -> str:
+    spaces = len(line) - len(line.lstrip(" "))
+    return "\t" * (spaces // width) + " " * (spaces % width) + line[spaces:]
+
+
+def _tabs_to_spaces(line: str, width: int) -> str:
+    tabs = len(line) - len(line.lstrip("\t"))
+    return " " * (tabs * width) + line[tabs:]
 
 
 def _reindent(content: Sequence[str], indent: str, spec: LanguageSpec) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from lsp_edit.resolve.model import Refused
 
@@ -110,16 +111,25 @@ def expand_elisions(
         next_start = groups[number + 1][0] if number + 1 < len(groups) else len(new)
         after = new[group[-1] + 1 : next_start]
         if before:
-            found = _locate(keys, before, cursor, at_end=False, head=number == 0)
+            head = number == 0
+            found = _locate(keys, before, cursor, at_end=False, head=head)
             if isinstance(found, list):
-                return _refuse(written, group[0], before[-1], found, first_line)
-            fill_start = found + 1
+                across = _fill_start_across_new_lines(keys, before, cursor, head=head)
+                if across is None:
+                    return _refuse(written, group[0], before[-1], found, first_line)
+                fill_start = across
+            else:
+                fill_start = found + 1
         else:
             fill_start = cursor
         if after:
-            found = _locate(keys, after, fill_start, at_end=True, tail=next_start == len(new))
+            tail = next_start == len(new)
+            found = _locate(keys, after, fill_start, at_end=True, tail=tail)
             if isinstance(found, list):
-                return _refuse(written, group[0], after[0], found, first_line)
+                across = _fill_end_across_new_lines(keys, after, fill_start, tail=tail)
+                if across is None:
+                    return _refuse(written, group[0], after[0], found, first_line)
+                found = across
             fill_end = found
         else:
             fill_end = len(original)
@@ -203,6 +213,128 @@ def _locate_through_blanks(
         if start >= lo and len(gap) == blanks and not any(gap):
             places.append(i - blanks if at_end else i + blanks)
     return places[0] if len(places) == 1 else None
+
+
+def _fill_start_across_new_lines(
+    keys: Sequence[str], run: Sequence[str], lo: int, *, head: bool
+) -> int | None:
+    """Where a fill starts when the lines just above the placeholder are new or
+    blank (`x = 1`, a new line, a blank line, then `# ...`): they follow the
+    nearest run of original lines above them that occurs in one place only, or,
+    for the block's first lines, the start of the file. None when that is not
+    certain."""
+    run_keys = [line.strip() for line in run]
+    present = set(keys[lo:])
+    split = len(run_keys)
+    while split and (not run_keys[split - 1] or run_keys[split - 1] not in present):
+        split -= 1
+    gap = run_keys[split:]
+    if split:
+        anchor = _unique_run(keys, run_keys[:split], lo, from_end=True)
+        if anchor is None:
+            return None
+        start, size = anchor
+        if _inside_new_block(run, split - size, present):
+            return None
+        return _walk_gap(keys, gap, start + size, step=1, limit=len(keys), file_edge=False)
+    if not head or lo:
+        return None
+    return _walk_gap(keys, gap, 0, step=1, limit=len(keys), file_edge=True)
+
+
+def _fill_end_across_new_lines(
+    keys: Sequence[str], run: Sequence[str], lo: int, *, tail: bool
+) -> int | None:
+    """The mirror of `_fill_start_across_new_lines`: where a fill ends when the lines
+    just below the placeholder are new or blank."""
+    run_keys = [line.strip() for line in run]
+    present = set(keys[lo:])
+    split = 0
+    while split < len(run_keys) and (not run_keys[split] or run_keys[split] not in present):
+        split += 1
+    gap = run_keys[:split]
+    if split < len(run_keys):
+        anchor = _unique_run(keys, run_keys[split:], lo, from_end=False)
+        if anchor is None:
+            return None
+        start, _size = anchor
+        if _inside_new_block(run, split, present):
+            return None
+        end = _walk_gap(keys, gap[::-1], start - 1, step=-1, limit=lo - 1, file_edge=False)
+        return None if end is None else end + 1
+    if not tail:
+        return None
+    end = _walk_gap(keys, gap[::-1], len(keys) - 1, step=-1, limit=lo - 1, file_edge=True)
+    return None if end is None else end + 1
+
+
+def _unique_run(
+    keys: Sequence[str], run_keys: Sequence[str], lo: int, *, from_end: bool
+) -> tuple[int, int] | None:
+    """The shortest stretch of `run_keys` next to its gap (its end, or its start) that
+    occurs in one place of `keys[lo:]`: that place and the stretch's size."""
+    for size in range(1, len(run_keys) + 1):
+        part = list(run_keys[len(run_keys) - size :] if from_end else run_keys[:size])
+        places = [i for i in range(lo, len(keys) - size + 1) if list(keys[i : i + size]) == part]
+        if len(places) == 1:
+            return places[0], size
+        if not places:
+            return None
+    return None
+
+
+def _inside_new_block(run: Sequence[str], first: int, present: Collection[str]) -> bool:
+    """Whether the original lines found from `run[first]` on sit inside a block that
+    a new line above them opens (`exp(a) {` then `return this;`): then they are that
+    new block's lines, found in the file by chance, and no anchor. Above them, a new
+    line indented less than they are opens such a block; an original one closes the
+    search."""
+    depth = _indent(run[first])
+    for line in reversed(run[:first]):
+        if not line.strip() or _indent(line) >= depth:
+            continue
+        return line.strip() not in present
+    return False
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+_SIMILAR = 0.6
+
+
+def _walk_gap(
+    keys: Sequence[str], gap: Sequence[str], at: int, *, step: int, limit: int, file_edge: bool
+) -> int | None:
+    """Walks the new or blank lines between a placeholder and its anchor (`at` is
+    the first original line past the anchor, `step` the direction): a line equal to
+    the original one there keeps it; a new line leaves the original in the fill.
+    Returns the first original line the fill does not take from that side.
+
+    A line that reads like the original one there (changed, or new?) makes the fill
+    uncertain: None. At an edge of the file (`file_edge`) there is no anchor: the gap may
+    only be blank lines the file has, around one changed line in its place."""
+    changed = 0
+    for line in gap:
+        there = keys[at] if 0 <= at < len(keys) and at != limit else None
+        if there is not None and line == there:
+            at += step
+            continue
+        similar = (
+            there is not None
+            and bool(line)
+            and bool(there)
+            and SequenceMatcher(None, line, there).ratio() >= _SIMILAR
+        )
+        if file_edge:
+            if not similar or changed:
+                return None
+            changed += 1
+            at += step
+        elif similar:
+            return None
+    return at
 
 
 def _refuse(

@@ -416,6 +416,22 @@ def most_similar(
 ) -> Window | None:
     """The window of file lines most like `old` (by difflib ratio), looking only
     near lines that `old` shares with the file; None when it shares none."""
+    keys = [line.strip() for line in old]
+    file_keys = index.keys(_without_edge_space)
+    best: tuple[float, int, int] | None = None
+    for first, last in candidate_windows(index, old, windows):
+        ratio = SequenceMatcher(None, list(file_keys[first:last]), keys).ratio()
+        if best is None or (ratio, -first) > (best[0], -best[1]):
+            best = (ratio, first, last)
+    return None if best is None else (best[1], best[2])
+
+
+def candidate_windows(
+    index: LineIndex, old: Sequence[str], windows: Sequence[Window] | None = None
+) -> list[Window]:
+    """The windows of file lines where `old` may have been meant to be: those
+    that line up with the most lines `old` shares with the file (common lines,
+    such as `}` or `return`, say nothing about where and are not counted)."""
     if windows is None:
         windows = ((0, len(index)),)
     keys = [line.strip() for line in old]
@@ -424,18 +440,23 @@ def most_similar(
         if not key:
             continue
         positions = index.positions(_without_edge_space, key)
-        if len(positions) > _COMMON_LINE:  # a `}` or `return` says nothing about where
+        if len(positions) > _COMMON_LINE:
             continue
         for position in positions:
             votes[position - offset] += 1
-    file_keys = index.keys(_without_edge_space)
-    best: tuple[float, int, int] | None = None
+    found: list[Window] = []
     for start, _ in votes.most_common(_CANDIDATE_WINDOWS):
         for lo, hi in windows:
             first, last = max(lo, start), min(hi, start + len(old))
-            if first >= last:
-                continue
-            ratio = SequenceMatcher(None, list(file_keys[first:last]), keys).ratio()
-            if best is None or (ratio, -first) > (best[0], -best[1]):
-                best = (ratio, first, last)
-    return None if best is None else (best[1], best[2])
+            if first < last:
+                found.append((first, last))
+    return found
+
+
+def text_similarity(index: LineIndex, window: Window, old: Sequence[str]) -> float:
+    """How alike the window's lines and `old` read, character by character, with
+    each line's surrounding whitespace ignored (0 to 1)."""
+    file_keys = index.keys(_without_edge_space)
+    mine = "\n".join(file_keys[window[0] : window[1]])
+    theirs = "\n".join(line.strip() for line in old)
+    return SequenceMatcher(None, mine, theirs, autojunk=False).ratio()

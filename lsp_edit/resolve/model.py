@@ -44,7 +44,8 @@ class Refused:
     `overlapping_line_range`, `invalid_operation`, `symbol_not_found`,
     `symbol_ambiguous`, `unsupported_language`, `chunk_validation_failed`,
     `overlapping_chunks`, `mode_mismatch`, `file_not_found`, `file_exists`,
-    `binary_file`, `not_utf8`, `io_error`, `outside_workspace`, `whole_file_shrinks`.
+    `binary_file`, `not_utf8`, `io_error`, `outside_workspace`, `truncated_file`,
+    `not_whole_file`.
     """
 
     code: str

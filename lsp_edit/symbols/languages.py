@@ -29,7 +29,9 @@ class LanguageSpec:
     `attribute_nodes`: node types of decorators/attributes, whether inside the
     definition node or just before it. `wrapper_nodes`: parents that wrap a single
     definition and belong to it (`decorated_definition`, `export_statement`,
-    `template_declaration`).
+    `template_declaration`). `member_wrapper`: the first and last line of a container
+    that makes a snippet of members (methods written alone) parse as definitions, for
+    languages where they do not at the top level (`class Fragment {` ... `}`).
     """
 
     name: str
@@ -42,11 +44,14 @@ class LanguageSpec:
     attribute_prefixes: tuple[str, ...] = ()
     attribute_nodes: frozenset[str] = frozenset()
     wrapper_nodes: frozenset[str] = frozenset()
+    member_wrapper: tuple[str, str] | None = None
 
 
 # A block comment is found from its closing `*/` line, so `*` lines need no prefix.
 _C_COMMENTS = ("//", "/*")
 _JS_WRAPPERS = frozenset({"export_statement", "ambient_declaration"})
+FRAGMENT = "LspEditFragment"
+_CLASS_BODY = (f"class {FRAGMENT} {{", "}")
 
 LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
@@ -72,6 +77,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         ("@",),
         frozenset({"decorator"}),
         _JS_WRAPPERS,
+        member_wrapper=_CLASS_BODY,
     ),
     LanguageSpec(
         "typescript",
@@ -84,6 +90,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         ("@",),
         frozenset({"decorator"}),
         _JS_WRAPPERS,
+        member_wrapper=_CLASS_BODY,
     ),
     LanguageSpec(
         "tsx",
@@ -96,6 +103,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         ("@",),
         frozenset({"decorator"}),
         _JS_WRAPPERS,
+        member_wrapper=_CLASS_BODY,
     ),
     LanguageSpec(
         "go",
@@ -127,6 +135,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         _C_COMMENTS,
         ("@",),
         frozenset({"annotation", "marker_annotation"}),
+        member_wrapper=_CLASS_BODY,
     ),
     LanguageSpec(
         "c",
@@ -159,6 +168,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         _C_COMMENTS,
         ("[",),
         frozenset({"attribute_list"}),
+        member_wrapper=_CLASS_BODY,
     ),
     LanguageSpec(
         "ruby",
