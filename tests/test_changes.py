@@ -351,3 +351,30 @@ def test_complete_file_mode_takes_a_short_block_as_the_whole_file(workspace, tmp
     result = plan(workspace, reply, mode="complete_file")
     assert result.changes[0].status is Status.APPLIED
     assert after(result, "long.txt") == "line 1\nLINE 2\n"
+
+
+def test_a_word_that_is_not_a_path_before_an_empty_search_never_becomes_a_file(workspace):
+    reply = "Next:\n<<<<<<< SEARCH\n=======\nprint(1)\n>>>>>>> REPLACE\n"
+    (change,) = plan(workspace, reply).changes
+    assert change.status is Status.FAILED and change.code == "file_not_found"
+    assert not (workspace.root / "Next").exists()
+
+
+def test_an_existing_file_without_extension_named_before_a_block_is_edited(workspace):
+    (workspace.root / "run").write_text("echo old\n")
+    result = plan(workspace, "run\n<<<<<<< SEARCH\necho old\n=======\necho new\n>>>>>>> REPLACE\n")
+    assert after(result, "run") == "echo new\n"
+
+
+def test_a_reply_without_edits_names_each_block_it_ignored(workspace):
+    reply = (
+        f"Run:\n{FENCE}bash\nmake test\n{FENCE}\n\nFor example:\n{FENCE}python\nprint(1)\n{FENCE}\n"
+    )
+    assert summary(plan(workspace, reply)) == (
+        "No edit blocks were found in the reply.\n"
+        f"  • The {FENCE}bash block at reply lines 2-4 was not read as an edit: shell "
+        "commands are never run.\n"
+        f"  • The {FENCE}python block at reply lines 7-9 was not read as an edit: it names no "
+        "file, so it was read as an example; to replace a whole file, put the file's path on "
+        "the line before the fence."
+    )

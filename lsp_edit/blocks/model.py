@@ -75,13 +75,15 @@ class Hunk:
     `hint_line` is the 1-based line where the hunk's old lines start in the file as
     it was before the block (unified diff `@@ -l`), used only to choose between
     several matches. `scope` holds V4A `@@ class Foo` lines that must be found, in
-    order, before the hunk.
+    order, before the hunk. `at_end` (V4A `*** End of File`) says the old lines end
+    the file, and a hunk without old lines appends there.
     """
 
     old_lines: tuple[str, ...]
     new_lines: tuple[str, ...]
     hint_line: int | None = None
     scope: tuple[str, ...] = ()
+    at_end: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,10 @@ class AnchoredEdit:
     for one file: its hunks, placed in order, each on the result of the one before.
 
     `move_to` is the new path of a V4A `*** Move to:` or a renaming diff.
+
+    `splits` holds the other ways to read a SEARCH/REPLACE block with more than one
+    `=======` line, one hunk per other divider (`hunks` splits at the first); the
+    resolver uses the one whose SEARCH half is found in the file.
     """
 
     span: ReplySpan
@@ -97,6 +103,7 @@ class AnchoredEdit:
     format: AnchoredFormat
     hunks: tuple[Hunk, ...]
     move_to: str | None = None
+    splits: tuple[Hunk, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -173,11 +180,24 @@ class ShellSuggestion:
 
 
 @dataclass(frozen=True)
+class IgnoredBlock:
+    """A block that was seen and is not an edit (a fence naming no file, a shell
+    block), with why; reported so that "no edit blocks" never hides it.
+
+    `block` names it as the reply wrote it (`` ```bash `` block).
+    """
+
+    span: ReplySpan
+    block: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class ParseProblem:
     """A block that was skipped because it is malformed, with the reason.
 
     `code` is stable (clients and tests rely on it): `unclosed_block`,
-    `missing_separator`, `empty_path`, `invalid_json`, `invalid_operation`,
+    `missing_separator`, `markers_in_content`, `invalid_json`, `invalid_operation`,
     `invalid_line_range`, `invalid_ast_path`, `malformed_patch`, `malformed_diff`.
     """
 
@@ -192,5 +212,8 @@ EditBlock = (
 )
 """Everything that changes a file."""
 
-ReplyItem = EditBlock | ShellSuggestion | ParseProblem
+Notice = ShellSuggestion | IgnoredBlock
+"""What a parser reports that is never a change."""
+
+ReplyItem = EditBlock | Notice | ParseProblem
 """Everything a parser reports, in reply order."""

@@ -29,7 +29,6 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
-    empty_path_problem,
     for_path,
     span,
     split_block,
@@ -119,11 +118,6 @@ class SearchReplaceBlock:
         self._unclosed(last_line, f"the reply ended at line {last_line}")
 
     def _complete(self, end: int) -> None:
-        if self.path.empty_line is not None:
-            self.emit(
-                empty_path_problem("SEARCH/REPLACE", OPENER, self.start, end, self.path.empty_line)
-            )
-            return
         self.completed = True
         hunk = Hunk(tuple(self.old), tuple(self.new))
         self.emit(AnchoredEdit(span(self.start, end), self.path.path, "search_replace", (hunk,)))
