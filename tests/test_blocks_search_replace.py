@@ -149,3 +149,35 @@ def test_block_after_a_fence_of_output_names_no_file():
     reply = f"{F}\nout\n{F}\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
     _, edit = parse_reply(reply)
     assert edit.path is None
+
+
+def test_a_divider_right_before_the_closer_is_a_stray_marker():
+    (edit,) = parse_reply(block("a.py", "x\n", "y\n=======\n"))
+    assert edit.hunks == (Hunk(("x",), ("y",)),) and edit.splits == ()
+
+
+def test_two_dividers_then_the_closer_mean_an_empty_replacement():
+    (edit,) = parse_reply(block("a.py", "x\n", "=======\n"))
+    assert edit.hunks == (Hunk(("x",), ()),) and edit.splits == ()
+
+
+def test_a_divider_where_the_closer_should_be_ends_the_block_before_the_fence():
+    reply = f"a.py\n{F}python\n<<<<<<< SEARCH\nx\n=======\ny\n=======\n{F}\n"
+    (edit,) = parse_reply(reply)
+    assert edit.hunks == (Hunk(("x",), ("y",)),) and edit.span == ReplySpan(3, 7)
+
+
+def test_a_divider_where_the_closer_should_be_ends_the_block_before_the_next_one():
+    reply = "a.py\n<<<<<<< SEARCH\nx\n=======\ny\n=======\n\n" + block("b.py", "z\n", "w\n")
+    first, second = parse_reply(reply)
+    assert first.hunks == (Hunk(("x",), ("y",)),) and first.span == ReplySpan(2, 6)
+    assert second.path == "b.py"
+
+
+def test_a_block_with_dividers_inside_keeps_each_other_split_for_the_resolver():
+    (edit,) = parse_reply(block("a.rst", "Title\n=======\ntext\n", "Title\n=======\nnew\n"))
+    assert edit.hunks == (Hunk(("Title",), ("text", "=======", "Title", "=======", "new")),)
+    assert edit.splits == (
+        Hunk(("Title", "=======", "text"), ("Title", "=======", "new")),
+        Hunk(("Title", "=======", "text", "=======", "Title"), ("new",)),
+    )

@@ -378,3 +378,19 @@ def test_a_reply_without_edits_names_each_block_it_ignored(workspace):
         "file, so it was read as an example; to replace a whole file, put the file's path on "
         "the line before the fence."
     )
+
+
+def test_a_heading_underline_in_search_replace_is_read_where_the_search_text_is_found(workspace):
+    (workspace.root / "doc.rst").write_text("Intro\n\nTitle\n=======\n\nold text\n")
+    reply = (
+        "doc.rst\n<<<<<<< SEARCH\nTitle\n=======\n\nold text\n"
+        "=======\nTitle\n=======\n\nnew text\n>>>>>>> REPLACE\n"
+    )
+    result = plan(workspace, reply)
+    assert after(result, "doc.rst") == "Intro\n\nTitle\n=======\n\nnew text\n"
+    assert "the one after its first 4 lines was read as the divider" in result.changes[0].notes[0]
+
+
+def test_a_doubled_divider_before_the_closer_deletes_the_lines_not_writes_the_marker(workspace):
+    reply = "notes.txt\n<<<<<<< SEARCH\ntwo\n=======\n=======\n>>>>>>> REPLACE\n"
+    assert after(plan(workspace, reply), "notes.txt") == "one\nthree\nfour\nfive\n"

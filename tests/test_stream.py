@@ -46,6 +46,9 @@ FRAGMENTS = [
     f"{F}python:app/x.py\nprint(1)\n{F}\n",
     f"{F}\n# app/x.py\n",
     f"x.py\n{F}python\nold\n=======\nnew\n>>>>>>> REPLACE\n{F}\n",
+    "a.rst\n<<<<<<< SEARCH\nT\n=======\nx\n=======\nT\n=======\ny\n=======\n>>>>>>> REPLACE\n",
+    f"{F}python\n<<<<<<< SEARCH\na\n=======\nb\n=======\n{F}\n",
+    "b.py\n<<<<<<< SEARCH\na\n=======\nb\n=======\n\n",
 ]
 
 

@@ -14,14 +14,25 @@ word. An empty SEARCH half creates the file or fills an empty one.
 Inside the search half, another opener is content (nested blocks: the outer one
 wins). Inside the replace half, where the closer is expected, a new opener means
 this block was never closed: it is reported `unclosed_block` and the new one starts.
+
+More than one `=======` line: models end blocks with `=======` then `>>>>>>> REPLACE`
+(or with `=======` alone), and a reStructuredText heading underline is `=======`.
+A divider directly before the closer, or before the end of a block that never got
+its closer (the next opener, the closing fence around it, the end of the reply), is
+a stray marker, not text. Each other divider is a way to split the block: `hunks`
+splits at the first, `splits` holds the others, and the resolver uses the one
+whose SEARCH half is found in the file. Divider lines at the edges of a REPLACE
+half are dropped when the block has more than one.
 """
 
 from __future__ import annotations
 
 import re
 
+from lsp_edit.blocks.lookback import is_transparent
 from lsp_edit.blocks.markers import is_block_opener
 from lsp_edit.blocks.model import AnchoredEdit, Hunk, ParseProblem
+from lsp_edit.blocks.paths import path_or_none
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
     BlockPath,
@@ -46,7 +57,7 @@ _NOT_OLD = Plain(re.compile(rf"^[^\S\n]*(?:=====|>>>>>)|^{FENCE_LINE}", re.MULTI
 # A whole block after its opener whose halves hold no line that may be a marker
 _WHOLE = re.compile(
     r"(?P<old>(?:(?![^\S\n]*(?:=====|>>>>>)).*\n)*+)"
-    r"[^\S\n]*={5,9}(?:[ \t]*\w+)?[^\S\n]*\n"
+    r"(?P<divider>[^\S\n]*={5,9}(?:[ \t]*\w+)?[^\S\n]*)\n"
     r"(?P<new>(?:(?![^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*)).*\n)*+)"
     r"[^\S\n]*>{5,9}(?:[ \t]*\w+)?[^\S\n]*\n"
 )
@@ -63,13 +74,16 @@ class SearchReplaceBlock:
         self.old: list[str] = []
         self.new: list[str] = []
         self.divider_line: int | None = None
+        self.divider = DIVIDER  # the first divider as written
         self.completed = False
+        self.left_over: list[str] | None = None  # lines taken after the block ended
 
     def take(self, line: ReplyLine) -> Step:
         stripped = line.text.strip()
         if self.divider_line is None:
             if stripped.startswith("=====") and _DIVIDE.fullmatch(stripped):
                 self.divider_line = line.number
+                self.divider = line.text
                 return Step.CONTINUE
             if stripped.startswith(">>>>>") and _CLOSE.fullmatch(stripped):
                 self.emit(
@@ -90,7 +104,12 @@ class SearchReplaceBlock:
         if stripped.startswith(">>>>>") and _CLOSE.fullmatch(stripped):
             self._complete(line.number)
             return Step.DONE
-        if is_block_opener(stripped):
+        if is_block_opener(stripped) or line.closes_wrapper:
+            if self._close_at_divider():
+                return Step.REDO
+            if line.closes_wrapper:
+                self.new.append(line.text)
+                return Step.CONTINUE
             self._unclosed(
                 line.number - 1, f"a new block opened at line {line.number} (`{stripped}`)"
             )
@@ -110,17 +129,45 @@ class SearchReplaceBlock:
             return -1
         self.old = split_block(match["old"])
         self.new = split_block(match["new"])
+        self.divider = match["divider"]
         self.divider_line = self.start + len(self.old) + 1
         self._complete(self.divider_line + len(self.new) + 1)
         return match.end()
 
     def end(self, last_line: int) -> None:
+        if self.divider_line is not None and self._close_at_divider():
+            return
         self._unclosed(last_line, f"the reply ended at line {last_line}")
+
+    def _close_at_divider(self) -> bool:
+        """A block without its closer whose REPLACE half ends with a `=======` line
+        ends there, as aider reads it. After that line may come blank lines, fence
+        lines and one path line (the next block's): `left_over` keeps them."""
+        last = len(self.new) - 1
+        named = False
+        while last >= 0 and not _is_divider(self.new[last]):
+            stripped = self.new[last].strip()
+            if stripped and not is_transparent(stripped):
+                if named or path_or_none(stripped) is None:
+                    return False
+                named = True
+            last -= 1
+        if last < 0:
+            return False
+        assert self.divider_line is not None, "in the REPLACE half"
+        self.left_over = self.new[last + 1 :]
+        del self.new[last:]
+        self._complete(self.divider_line + 1 + last)
+        return True
 
     def _complete(self, end: int) -> None:
         self.completed = True
-        hunk = Hunk(tuple(self.old), tuple(self.new))
-        self.emit(AnchoredEdit(span(self.start, end), self.path.path, "search_replace", (hunk,)))
+        hunks, splits = _split_readings(self.old, self.divider, self.new)
+        self.emit(
+            AnchoredEdit(
+                span(self.start, end), self.path.path, "search_replace", hunks, splits=splits
+            )
+        )
 
     def _unclosed(self, end: int, reason: str) -> None:
         expected = f"`{CLOSER}`" if self.divider_line is not None else f"`{DIVIDER}` and `{CLOSER}`"
@@ -133,3 +180,34 @@ class SearchReplaceBlock:
                 self.path.path,
             )
         )
+
+
+def _is_divider(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith("=====") and _DIVIDE.fullmatch(stripped) is not None
+
+
+def _split_readings(
+    old: list[str], divider: str, new: list[str]
+) -> tuple[tuple[Hunk], tuple[Hunk, ...]]:
+    """The block split at its first divider, and at each other one (see the module
+    docstring); a single divider gives the block as written."""
+    inner = [index for index, line in enumerate(new) if _is_divider(line)]
+    if not inner:
+        return (Hunk(tuple(old), tuple(new)),), ()
+    stray = len(new)  # the dividers right before the closer are no cut
+    while stray > 0 and _is_divider(new[stray - 1]):
+        stray -= 1
+    body = [*old, divider, *new]
+    cuts = [len(old), *(len(old) + 1 + index for index in inner if index < stray)]
+    readings = [Hunk(tuple(body[:cut]), _without_edge_dividers(body[cut + 1 :])) for cut in cuts]
+    return (readings[0],), tuple(readings[1:])
+
+
+def _without_edge_dividers(lines: list[str]) -> tuple[str, ...]:
+    start, end = 0, len(lines)
+    while start < end and _is_divider(lines[start]):
+        start += 1
+    while end > start and _is_divider(lines[end - 1]):
+        end -= 1
+    return tuple(lines[start:end])

@@ -342,8 +342,10 @@ class _Machine:
                 line = ReplyLine(wrapper.opener.dedent(line.raw), line.number, line.raw)
             else:
                 # it ended before this line: a line it took may name the next block's file
-                self._look = Lookback()
-                self._look.note(self._last)
+                self._closed(block)
+                left_over = block.left_over if isinstance(block, SearchReplaceBlock) else None
+                for text in left_over if left_over is not None else [self._last]:
+                    self._look.note(text)
         self._idle(line)
 
     def _idle(self, line: ReplyLine) -> None:

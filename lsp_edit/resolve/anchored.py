@@ -14,7 +14,7 @@ the block was given.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
@@ -47,6 +47,41 @@ _QUOTED_LINES = 10
 
 def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
     """Places every hunk of `block` in `text`, or refuses the whole block."""
+    if block.splits:
+        return _resolve_split(block, text)
+    return _resolve(block, text)
+
+
+def _resolve_split(block: AnchoredEdit, text: Text) -> Resolution:
+    """A SEARCH/REPLACE block with more than one `=======` line: read at the divider
+    whose SEARCH half is found in the file. The longest such half wins, since each
+    shorter reading's SEARCH text is a prefix of it (a heading underline inside the
+    SEARCH text is found with the lines around it)."""
+    first = block.hunks[0]
+    readings = sorted((first, *block.splits), key=lambda hunk: -len(hunk.old_lines))
+    index = index_for(text)
+    chosen = next(
+        (hunk for hunk in readings if hunk.old_lines and search(index, hunk.old_lines)), first
+    )
+    resolution = _resolve(replace(block, hunks=(chosen,), splits=()), text)
+    count = len(block.splits) + 1
+    if isinstance(resolution, Refused) and resolution.code == "not_found":
+        return Refused(
+            resolution.code,
+            f"{resolution.message}\nThe block has {count} `=======` lines, and no way of "
+            "splitting it at one gives SEARCH text found in the file.",
+        )
+    if chosen is not first and isinstance(resolution, Placed):
+        note = (
+            f"The block has {count} `=======` lines; the one after its first "
+            f"{len(chosen.old_lines)} lines was read as the divider, the one whose SEARCH "
+            "text is in the file."
+        )
+        return replace(resolution, notes=(*resolution.notes, note))
+    return resolution
+
+
+def _resolve(block: AnchoredEdit, text: Text) -> Resolution:
     composer = _Composer(text.lines)
     total = len(block.hunks)
     strategies: list[str] = []
