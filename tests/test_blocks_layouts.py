@@ -129,3 +129,7 @@ def test_a_fence_that_names_no_file_is_reported_as_ignored():
     assert parse_reply(f"Output:\n{F}\n42\n{F}\n") == [
         IgnoredBlock(ReplySpan(2, 4), f"{F} block", "it has no language tag and names no file")
     ]
+
+
+def test_a_reply_starting_with_a_byte_order_mark_reads_its_first_block():
+    assert parse_reply("\ufeff" + BLOCK)[0].hunks == parse_reply(BLOCK)[0].hunks

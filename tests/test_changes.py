@@ -394,3 +394,8 @@ def test_a_heading_underline_in_search_replace_is_read_where_the_search_text_is_
 def test_a_doubled_divider_before_the_closer_deletes_the_lines_not_writes_the_marker(workspace):
     reply = "notes.txt\n<<<<<<< SEARCH\ntwo\n=======\n=======\n>>>>>>> REPLACE\n"
     assert after(plan(workspace, reply), "notes.txt") == "one\nthree\nfour\nfive\n"
+
+
+def test_a_byte_order_mark_copied_at_the_start_of_search_still_matches(workspace):
+    reply = "notes.txt\n<<<<<<< SEARCH\n\ufeffone\n=======\n1\n>>>>>>> REPLACE\n"
+    assert after(plan(workspace, reply), "notes.txt") == "1\ntwo\nthree\nfour\nfive\n"

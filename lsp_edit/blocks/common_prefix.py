@@ -36,6 +36,7 @@ from lsp_edit.blocks.scanner import (
     span,
     split_block,
     where,
+    without_bom,
 )
 
 OPENER = "««« EDIT"
@@ -142,8 +143,9 @@ class CommonPrefixBlock:
 
     def _complete(self, end: int) -> None:
         self.completed = True
-        old = (*self._leading, *self._old, *self._trailing)
-        new = (*self._leading, *self._new, *self._trailing)
+        leading = without_bom(self._leading)
+        old = (*leading, *without_bom(self._old), *self._trailing)
+        new = (*leading, *without_bom(self._new), *self._trailing)
         self.emit(
             AnchoredEdit(span(self.start, end), self.path.path, "common_prefix", (Hunk(old, new),))
         )

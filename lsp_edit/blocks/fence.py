@@ -58,6 +58,7 @@ from lsp_edit.blocks.scanner import (
     span,
     split_block,
     where,
+    without_bom,
 )
 from lsp_edit.blocks.unified_diff import UnifiedDiff
 from lsp_edit.positions import PositionError, parse_line_tail
@@ -437,6 +438,7 @@ class FenceBlock:
         if not self.language and path is None:
             self._ignore(end, "it has no language tag and names no file")
             return
+        without_bom(self.content)
         marker = _first_marker(self.content)
         if marker is not None:
             number, text = marker

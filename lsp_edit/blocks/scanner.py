@@ -124,6 +124,14 @@ def add_prefixed(
     return trailing_blank, last
 
 
+def without_bom(lines: list[str]) -> list[str]:
+    """The lines with a byte order mark copied at the start of the first removed
+    (the file's own mark is not part of its text)."""
+    if lines and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0].lstrip("\ufeff")
+    return lines
+
+
 def span(start: int, end: int) -> ReplySpan:
     """A span that is never inverted (an empty block ends where it starts)."""
     return ReplySpan(start, max(start, end))

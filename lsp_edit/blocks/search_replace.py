@@ -44,6 +44,7 @@ from lsp_edit.blocks.scanner import (
     span,
     split_block,
     where,
+    without_bom,
 )
 
 OPENER = "<<<<<<< SEARCH"
@@ -162,7 +163,7 @@ class SearchReplaceBlock:
 
     def _complete(self, end: int) -> None:
         self.completed = True
-        hunks, splits = _split_readings(self.old, self.divider, self.new)
+        hunks, splits = _split_readings(without_bom(self.old), self.divider, without_bom(self.new))
         self.emit(
             AnchoredEdit(
                 span(self.start, end), self.path.path, "search_replace", hunks, splits=splits

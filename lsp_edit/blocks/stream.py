@@ -59,6 +59,7 @@ class ReplyStream:
         self._held_cr = False
         self._machine = _Machine()
         self._finished = False
+        self._started = False
 
     def feed(self, delta: str) -> list[ReplyItem]:
         """Reads the next piece of the reply; returns the items it completed."""
@@ -66,6 +67,11 @@ class ReplyStream:
             raise RuntimeError("ReplyStream.feed after finish")
         if not delta:
             return []
+        if not self._started:
+            self._started = True
+            delta = delta.removeprefix("\ufeff")  # a byte order mark is not text
+            if not delta:
+                return []
         if self._held_cr:
             self._held_cr = False
             delta = "\n" + (delta[1:] if delta[0] == "\n" else delta)
