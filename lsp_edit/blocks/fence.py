@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lsp_edit.blocks.markers import is_block_opener
+from lsp_edit.blocks.markers import is_block_opener, is_patch_file_header
 from lsp_edit.blocks.model import (
     AstAction,
     AstTarget,
@@ -320,7 +320,8 @@ class FenceBlock:
                     self.successor = UnifiedDiff.from_headers(pending, plus, self.emit)
                     return Step.WRAP
                 self.content.append(pending.text)
-            if is_block_opener(text.strip()):
+            stripped = text.strip()
+            if is_block_opener(stripped) or is_patch_file_header(stripped):
                 return Step.WRAP
             if self.wraps_diffs:
                 if text.startswith("diff --git "):

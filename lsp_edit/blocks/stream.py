@@ -23,7 +23,12 @@ from dataclasses import dataclass
 from lsp_edit.blocks.common_prefix import CommonPrefixBlock
 from lsp_edit.blocks.fence import FenceBlock, FenceOpener, Wrapper, is_diff_tag, match_opener
 from lsp_edit.blocks.lookback import Gap, Lookback
-from lsp_edit.blocks.markers import is_edit_opener, is_patch_opener, is_search_opener
+from lsp_edit.blocks.markers import (
+    is_edit_opener,
+    is_patch_file_header,
+    is_patch_opener,
+    is_search_opener,
+)
 from lsp_edit.blocks.model import ParseProblem, ReplyItem
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
 from lsp_edit.blocks.scanner import (
@@ -257,6 +262,8 @@ class _Machine:
             block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
         elif first == "*" and is_patch_opener(stripped):
             block = V4APatch(line, self.emit)
+        elif first == "*" and is_patch_file_header(stripped):
+            block = V4APatch.from_header(line, self.emit)
         elif raw.startswith("--- "):
             block = UnifiedDiff.from_minus(line, self.emit)
         elif first in ("`", "~") and self._wrapper is None:
@@ -349,8 +356,7 @@ class _Machine:
             else:
                 # it ended before this line: a line it took may name the next block's file
                 self._closed(block)
-                left_over = block.left_over if isinstance(block, SearchReplaceBlock) else None
-                for text in left_over if left_over is not None else [self._last]:
+                for text in self._left_over(block):
                     self._look.note(text)
         self._idle(line)
 
@@ -376,6 +382,9 @@ class _Machine:
             return
         elif first == "*" and is_patch_opener(stripped):
             self._block = V4APatch(line, self.emit)
+            return
+        elif first == "*" and is_patch_file_header(stripped):
+            self._block = V4APatch.from_header(line, self.emit)
             return
         elif text.startswith("diff --git "):
             self._block = UnifiedDiff.from_git(line, self.emit)
@@ -410,6 +419,16 @@ class _Machine:
                     "patch (`*** Begin Patch`); nothing in it was applied.",
                 )
             )
+
+    def _left_over(self, block: BlockParser) -> list[str]:
+        """The lines a SEARCH/REPLACE or `««« EDIT` block took after it ended (it ends
+        before the line that showed it had ended, or at a divider before them): they
+        may name the next block's file. Other blocks end where their content ends."""
+        if isinstance(block, SearchReplaceBlock) and block.left_over is not None:
+            return block.left_over
+        if isinstance(block, SearchReplaceBlock | CommonPrefixBlock):
+            return [self._last]
+        return []
 
     def _closed(self, block: BlockParser) -> None:
         """A block ended: a SEARCH/REPLACE or `««« EDIT` block's path carries over to

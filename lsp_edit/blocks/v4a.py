@@ -20,11 +20,14 @@ scope). Each file is reported as soon as its section ends, so a long patch
 streams file by file. A blank line without prefix inside a hunk is an empty
 context line; blank lines at the end of a section are dropped. A line with no
 ` `, `-` or `+` prefix makes that file's section `malformed_patch`; the other
-files still count. `*** End of File` is accepted and ignored.
+files still count. `*** End of File` marks the hunk before it as the end of the
+file (`Hunk.at_end`).
 
-A fence closing around the patch ends it even without `*** End Patch`; the reply
-ending inside a file section reports that section `unclosed_block` (it may be
-cut off).
+The `***` lines may be indented. A patch may start at its first file header
+(`*** Update File:`, `*** Add File:`, `*** Delete File:`) when the model left out
+`*** Begin Patch`. A fence closing around the patch ends it even without
+`*** End Patch`; the reply ending inside a file section reports that section
+`unclosed_block` (it may be cut off).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
+from lsp_edit.blocks.markers import PATCH_FILE_HEADER
 from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ParseProblem
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
@@ -47,19 +51,23 @@ from lsp_edit.blocks.scanner import (
     where,
 )
 
-_FILE_HEADER = re.compile(r"\*\*\*[ \t]*(Update|Add|Delete)[ \t]+File[ \t]*:(.*)", re.IGNORECASE)
+_FILE_HEADER = PATCH_FILE_HEADER
 _MOVE_TO = re.compile(r"\*\*\*[ \t]*Move[ \t]+to[ \t]*:(.*)", re.IGNORECASE)
 _END_PATCH = re.compile(r"\*\*\*[ \t]*End[ \t]+Patch", re.IGNORECASE)
 _END_OF_FILE = re.compile(r"\*\*\*[ \t]*End[ \t]+of[ \t]+File", re.IGNORECASE)
 # Per state, the lines that are more than stored: `***` lines, fence lines (which
 # may close a wrapper), `@@` and unprefixed lines in a hunk, non-blank lines
 # between sections.
-_NOT_SKIPPED = Plain(re.compile(rf"^\*\*\*|^{FENCE_LINE}", re.MULTILINE))
+_NOT_SKIPPED = Plain(re.compile(rf"^[^\S\n]*\*\*\*|^{FENCE_LINE}", re.MULTILINE))
 _NOT_BLANK = Plain(re.compile(r"^[^\S\n]*\S", re.MULTILINE))
-_NOT_HUNK_LINE = Plain(re.compile(rf"^[^ +\n-]|^{FENCE_LINE}", re.MULTILINE))
+_NOT_HUNK_LINE = Plain(re.compile(rf"^[^ +\n-]|^[^\S\n]+\*\*\*|^{FENCE_LINE}", re.MULTILINE))
 _NOT_ADDED = Plain(re.compile(rf"^[^+\n]|^{FENCE_LINE}", re.MULTILINE))
-# A `***` line and the hunk lines after it (`@@`, ` `, `-`, `+`, empty; no fence line)
-_SECTION = re.compile(rf"(?P<header>\*\*\*.*)\n(?P<body>(?:(?!{FENCE_LINE})(?:[ +-].*|@@.*)?\n)*+)")
+# A `***` line and the hunk lines after it (`@@`, ` `, `-`, `+`, empty; no fence
+# line, no indented `***` line)
+_SECTION = re.compile(
+    rf"(?P<header>\*\*\*.*)\n"
+    rf"(?P<body>(?:(?!{FENCE_LINE}|[^\S\n]+\*\*\*)(?:[ +-].*|@@.*)?\n)*+)"
+)
 
 
 class _State(Enum):
@@ -76,6 +84,7 @@ class _HunkLines:
     new: list[str] = field(default_factory=list)
     has_lines: bool = False
     trailing_blank: int = 0  # unprefixed blank lines at the end, dropped when it closes
+    at_end: bool = False
 
     def finish(self) -> Hunk | None:
         if self.trailing_blank:
@@ -83,11 +92,18 @@ class _HunkLines:
             del self.new[-self.trailing_blank :]
         if not self.old and not self.new:
             return None
-        return Hunk(tuple(self.old), tuple(self.new), None, tuple(self.scope))
+        return Hunk(tuple(self.old), tuple(self.new), None, tuple(self.scope), self.at_end)
 
 
 class V4APatch:
     """One `*** Begin Patch` … `*** End Patch` block."""
+
+    @staticmethod
+    def from_header(line: ReplyLine, emit: Emit) -> V4APatch:
+        """A patch starting at its first file header."""
+        patch = V4APatch(line, emit)
+        patch.take(line)
+        return patch
 
     def __init__(self, line: ReplyLine, emit: Emit) -> None:
         self.start = line.number
@@ -108,12 +124,15 @@ class V4APatch:
             self._close_section()
             return Step.REDO
         text = line.text
-        if text.startswith("***"):
-            stripped = text.strip()
+        stripped = text.strip()
+        if stripped.startswith("***"):
             if _END_PATCH.fullmatch(stripped):
                 self._close_section()
                 return Step.DONE
             if _END_OF_FILE.fullmatch(stripped):
+                if self._state is _State.UPDATE:
+                    self._hunk.at_end = True
+                    self._section_end = line.number
                 return Step.CONTINUE
             header = _FILE_HEADER.fullmatch(stripped)
             if header is not None:
@@ -183,6 +202,8 @@ class V4APatch:
 
     def read_whole(self, text: str, pos: int, end: int) -> int:
         """Only `*** Update File` sections, then `*** End Patch`."""
+        if self._state is not _State.BETWEEN:
+            return -1
         sections: list[tuple[str, str, list[str]]] = []
         while True:
             match = _SECTION.match(text, pos, end)

@@ -21,12 +21,16 @@ from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
 from lsp_edit.resolve.diffing import minimal_edits
 from lsp_edit.resolve.elision import expand_elisions, placeholders_in
 from lsp_edit.resolve.ladder import (
+    LADDER,
     STRATEGIES,
     LineIndex,
     Match,
     Reindent,
+    Strategy,
     Window,
     blank_edge_counts,
+    detect_reindent,
+    find_with,
     index_for,
     ladder_rank,
     leading_whitespace,
@@ -43,6 +47,13 @@ _NOUN: dict[AnchoredFormat, str] = {
     "unified_diff": "diff hunk",
 }
 _QUOTED_LINES = 10
+_PATCH_FORMATS = ("v4a", "unified_diff")
+CONTEXT_INDENTATION = "context_indentation"
+"""A patch hunk whose context lines are indented differently from the file, each in
+its own way, while its removed lines match (found after the whole ladder failed)."""
+_CONTEXT_KEYS = Strategy(
+    CONTEXT_INDENTATION, STRATEGIES["indentation"].key, reindent=False, blank_edges=False
+)
 
 
 def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
@@ -104,7 +115,7 @@ def _resolve(block: AnchoredEdit, text: Text) -> Resolution:
         if already:
             return AlreadyApplied(" ".join(already))
         return AlreadyApplied("The block changes nothing: its old and new lines are the same.")
-    loosest = max(strategies, key=ladder_rank)
+    loosest = max(strategies, key=_rank)
     notes.extend(message for message in already if total > 1)
     return Placed(edits, loosest, tuple(notes))
 
@@ -154,8 +165,14 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
     if hunk.scope and not matches:
         # the scope's block is found by indentation; a hunk may still sit just below it
         matches = search(ctx.index, old, [(lo, len(lines)) for lo, _ in windows])
+    if not matches and ctx.block.format in _PATCH_FORMATS:
+        matches = _context_reindented(old, new, ctx.index, windows)
     if not matches:
         return _not_found(hunk, old, new, windows, ctx)
+    if hunk.at_end and len(matches) > 1:
+        # `*** End of File`: of several matches, the one that ends the file
+        last = [match for match in matches if not any(map(str.strip, lines[match.end :]))]
+        matches = last or matches
     if old == new:
         return AlreadyApplied("The hunk changes nothing: its old and new lines are the same.")
     covered = _covered_by_new(old, new, matches, windows, ctx)
@@ -168,6 +185,32 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
     if match in covered:
         return _already(covered[match], ctx)
     return _replacement(match, old, new, ctx, hint_note)
+
+
+def _rank(strategy: str) -> int:
+    return len(LADDER) if strategy == CONTEXT_INDENTATION else ladder_rank(strategy)
+
+
+def _context_reindented(
+    old: list[str], new: list[str], index: LineIndex, windows: list[Window]
+) -> list[Match]:
+    """Where the hunk's lines match once stripped, its removed lines (the old lines
+    that are not context) are indented like the file's by one transform, and only
+    its context lines differ otherwise: the context is kept as the file has it and
+    the added lines get the removed lines' transform."""
+    kept: set[int] = set()
+    for block in SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks():
+        kept.update(range(block.a, block.a + block.size))
+    removed = [offset for offset in range(len(old)) if offset not in kept and old[offset].strip()]
+    if not removed:
+        return []
+    found = []
+    for match in find_with(index, old, _CONTEXT_KEYS, windows):
+        file_lines = [index.lines[match.start + offset] for offset in removed]
+        reindent = detect_reindent([old[offset] for offset in removed], file_lines)
+        if reindent is not None:
+            found.append(replace(match, reindent=reindent))
+    return found
 
 
 def _replacement(
@@ -236,6 +279,7 @@ def _strategy_notes(match: Match, ctx: _Context) -> list[str]:
         "indentation": "indentation",
         "blank_edges": "indentation and blank lines at its edges",
         "unicode_punctuation": "typographic quotes, dashes and spaces",
+        CONTEXT_INDENTATION: "the indentation of its context lines",
     }.get(match.strategy, match.strategy)
     note = f"Matched {where} ignoring {what}"
     if match.reindent.kind != "same":
@@ -300,8 +344,8 @@ def _already(match: Match, ctx: _Context) -> AlreadyApplied:
 def _insert_without_context(
     hunk: Hunk, new: list[str], windows: list[Window], ctx: _Context
 ) -> _Replacement | AlreadyApplied | Refused:
-    """A hunk with no old lines: a create, a diff insertion at its line, or an
-    insertion after its V4A scope."""
+    """A hunk with no old lines: a create, a diff insertion at its line, an
+    insertion after its V4A scope, or lines appended to the file (V4A)."""
     lines = ctx.index.lines
     if not new:
         return AlreadyApplied("The hunk changes nothing: it has no old and no new lines.")
@@ -321,6 +365,10 @@ def _insert_without_context(
     if hunk.scope and len(windows) == 1:
         at = windows[0][0]
         return _Replacement(at, at, tuple(new), "scope", ())
+    if hunk.at_end or (ctx.block.format == "v4a" and not hunk.scope):
+        # `*** End of File`, or a V4A hunk that only adds lines and names no place:
+        # appended, as apply_patch does
+        return _Replacement(len(lines), len(lines), tuple(new), "end_of_file", ())
     if hunk.scope:
         scope_lines = [ctx.line(lo - 1) for lo, _ in windows]
         return Refused(
@@ -369,6 +417,11 @@ def _scope_matches(written: str, index: LineIndex, lo: int, hi: int) -> list[int
         line = index.lines[at].strip()
         if line.startswith(wanted) and not line[len(wanted) : len(wanted) + 1].isidentifier():
             found.append(at)
+    if not found and "(" in wanted:
+        # `@@ async process()` names `async process(input: any) {`: the signature
+        # shortened, so the text up to its `(`
+        head = wanted[: wanted.index("(") + 1]
+        found = [at for at in range(lo, hi) if index.lines[at].strip().startswith(head)]
     return found
 
 
