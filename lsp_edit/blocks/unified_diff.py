@@ -20,7 +20,9 @@ mistakes are refused as `malformed_diff`, because guessing would place a partial
 edit: a line without ` `, `-` or `+` directly inside a hunk whose counts say more
 lines follow, and a `+`/`-`/` ` line right
 after a hunk whose counts are used up. A reply that ends before a hunk's
-counts are reached is `unclosed_block` (it may be cut off). `\\ No newline at
+counts are reached is `unclosed_block` (it may be cut off) unless the hunk's last
+line is a context line, which no cut-off change ends with: then the hunk is taken
+as written (a diff passed as a tool call's argument ends with the reply). `\\ No newline at
 end of file` lines are ignored. A blank line inside a hunk is an empty context
 line; blank lines closing a hunk that ended early are dropped.
 """
@@ -89,6 +91,7 @@ class _HunkLines:
     old: list[str] = field(default_factory=list)
     new: list[str] = field(default_factory=list)
     trailing_blank: int = 0
+    last_prefix: str = ""  # of the last line with a prefix
 
     @staticmethod
     def start(line: ReplyLine) -> _HunkLines:
@@ -134,6 +137,8 @@ class _HunkLines:
             if self.new_left is not None:
                 self.new_left -= 1
         self.trailing_blank = self.trailing_blank + 1 if blank else 0
+        if not blank:
+            self.last_prefix = prefix
 
     def finish(self, *, exact: bool) -> Hunk | None:
         if not exact and self.trailing_blank:
@@ -246,6 +251,7 @@ class UnifiedDiff:
         hunk.trailing_blank, last = add_prefixed(lines, first, old, new, hunk.trailing_blank)
         if last is not None:
             file.end = last
+            hunk.last_prefix = lines[last - first][0]
         if hunk.old_left is not None:
             hunk.old_left -= len(old) - old_before
         if hunk.new_left is not None:
@@ -309,7 +315,16 @@ class UnifiedDiff:
         if file is None:
             return
         in_short_hunk = hunk is not None and hunk.counted and not hunk.exhausted
-        if reply_ended and self._state is _State.IN_HUNK and hunk is not None and in_short_hunk:
+        if (
+            reply_ended
+            and self._state is _State.IN_HUNK
+            and hunk is not None
+            and in_short_hunk
+            and hunk.last_prefix != " "
+        ):
+            # A hunk that ends on a context line is whole, counts aside (a diff given as
+            # a tool call's argument ends with the reply); one that ends on a change may
+            # have been cut off.
             self._fail(
                 "unclosed_block",
                 f"the reply ended at line {last_line} inside hunk `{hunk.header}` (reply line "
