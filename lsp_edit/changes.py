@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
@@ -290,6 +290,8 @@ class Planner:
         return made
 
     def _place(self, item: EditBlock | ParseProblem) -> Change | None:
+        if isinstance(item, FencedEdit) and item.path is not None and not self._names_file(item):
+            item = replace(item, path=None)
         if (
             isinstance(item, FencedEdit)
             and item.target is None
@@ -398,6 +400,15 @@ class Planner:
             outcome.moved_to = destination.relative
             change.notes += (f"Moved to `{destination.relative}`.",)
         return change
+
+    def _names_file(self, item: FencedEdit) -> bool:
+        """Whether the path a fenced block names is one: it looks like a path, or it is
+        a word right before the fence naming a file that exists (`tmpa1b2c3d4`);
+        any other word (`Example`) is prose."""
+        if looks_like_path(PathLine(item.path or "", quoted=False)):
+            return True
+        ref = self.files.locate(item.path or "", allow_tail_match=False)
+        return isinstance(ref, FileRef) and self.files.read(ref) is not None
 
     def _move_destination(self, written: str, source: FileRef) -> FileRef | Refused:
         destination = self.files.locate(written, allow_tail_match=False)

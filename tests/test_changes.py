@@ -399,3 +399,21 @@ def test_a_doubled_divider_before_the_closer_deletes_the_lines_not_writes_the_ma
 def test_a_byte_order_mark_copied_at_the_start_of_search_still_matches(workspace):
     reply = "notes.txt\n<<<<<<< SEARCH\n\ufeffone\n=======\n1\n>>>>>>> REPLACE\n"
     assert after(plan(workspace, reply), "notes.txt") == "1\ntwo\nthree\nfour\nfive\n"
+
+
+def test_aider_whole_file_layout_a_path_line_then_an_untagged_fence_replaces_the_file(workspace):
+    reply = f"notes.txt\n{FENCE}\none\nTWO\nthree\nfour\nfive\n{FENCE}\n"
+    assert after(plan(workspace, reply), "notes.txt") == "one\nTWO\nthree\nfour\nfive\n"
+
+
+def test_an_existing_file_without_extension_named_before_a_fence_is_its_file(workspace):
+    (workspace.root / "tmpa1b2").write_text("one\ntwo\n")
+    reply = f"Do this:\n\ntmpa1b2\n{FENCE}\nnew\ntwo\n{FENCE}\n"
+    assert after(plan(workspace, reply), "tmpa1b2") == "new\ntwo\n"
+
+
+def test_a_word_before_a_fence_that_names_no_existing_file_is_prose(workspace):
+    result = plan(workspace, f"Example\n{FENCE}python\nprint(1)\n{FENCE}\n")
+    assert result.changes == [] and [item.block for item in result.ignored] == [
+        f"{FENCE}python block"
+    ]

@@ -28,6 +28,7 @@ from lsp_edit.blocks.scanner import BlockPath
 # Fences as some tools write them: `<source>python`, `</source>`, `<code>`, `[source]`
 _TAG_FENCE = re.compile(r"</?(?:source|code|pre|codeblock)\b[^>]*>\w*|\[/?source\]\w*", re.I)
 _ELLIPSIS = frozenset({"...", "…", "[...]", "(...)"})
+_SPACE = re.compile(r"\s")
 _FENCE_INFO = re.compile(r"(?:`{3,}|~{3,})\s*(?P<info>\S*)")
 
 
@@ -127,8 +128,14 @@ class Lookback:
 
     def fence_path(self) -> str | None:
         """The path of a fenced block opening here: the nearest prose line, if it
-        looks like a path."""
+        looks like a path, or if it is one word right before the fence (a file
+        without extension; whether it exists is checked when the block is placed)."""
         line = self.line
         if line is None:
             return None
-        return comment_path(line) or path_or_none(line)
+        found = comment_path(line) or path_or_none(line)
+        if found is None and self.gap is Gap.NONE and not line.rstrip().endswith(":"):
+            word = clean_path_line(line).path  # `Output:` leads into the fence: prose
+            if word and not _SPACE.search(word) and word[-1] not in ".,;!?" and "`" not in word:
+                return word
+        return found
