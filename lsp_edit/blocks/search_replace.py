@@ -78,6 +78,9 @@ class SearchReplaceBlock:
         self.divider = DIVIDER  # the first divider as written
         self.completed = False
         self.left_over: list[str] | None = None  # lines taken after the block ended
+        self._scanned = 0  # `new` lines read by `_closing_divider`
+        self._closing: int | None = None
+        self._named = False
 
     def take(self, line: ReplyLine) -> Step:
         stripped = line.text.strip()
@@ -144,22 +147,32 @@ class SearchReplaceBlock:
         """A block without its closer whose REPLACE half ends with a `=======` line
         ends there, as aider reads it. After that line may come blank lines, fence
         lines and one path line (the next block's): `left_over` keeps them."""
-        last = len(self.new) - 1
-        named = False
-        while last >= 0 and not _is_divider(self.new[last]):
-            stripped = self.new[last].strip()
-            if stripped and not is_transparent(stripped):
-                if named or path_or_none(stripped) is None:
-                    return False
-                named = True
-            last -= 1
-        if last < 0:
+        last = self._closing_divider()
+        if last is None:
             return False
         assert self.divider_line is not None, "in the REPLACE half"
         self.left_over = self.new[last + 1 :]
         del self.new[last:]
         self._complete(self.divider_line + 1 + last)
         return True
+
+    def _closing_divider(self) -> int | None:
+        """The index in `new` of a divider that may close the block (see
+        `_close_at_divider`). Only the lines added since the last call are read, so a
+        block that asks at every fence line costs its length once."""
+        new = self.new
+        for index in range(self._scanned, len(new)):
+            stripped = new[index].strip()
+            if stripped.startswith("=====") and _DIVIDE.fullmatch(stripped):
+                self._closing, self._named = index, False
+            elif not stripped or is_transparent(stripped) or self._closing is None:
+                continue
+            elif not self._named and path_or_none(stripped) is not None:
+                self._named = True
+            else:
+                self._closing = None
+        self._scanned = len(new)
+        return self._closing
 
     def _complete(self, end: int) -> None:
         self.completed = True
@@ -183,6 +196,9 @@ class SearchReplaceBlock:
         )
 
 
+_MAX_READINGS = 16
+
+
 def _is_divider(line: str) -> bool:
     stripped = line.strip()
     return stripped.startswith("=====") and _DIVIDE.fullmatch(stripped) is not None
@@ -201,6 +217,7 @@ def _split_readings(
         stray -= 1
     body = [*old, divider, *new]
     cuts = [len(old), *(len(old) + 1 + index for index in inner if index < stray)]
+    del cuts[_MAX_READINGS:]  # a block full of underlines keeps a few (linear in its size)
     readings = [Hunk(tuple(body[:cut]), _without_edge_dividers(body[cut + 1 :])) for cut in cuts]
     return (readings[0],), tuple(readings[1:])
 
