@@ -96,10 +96,11 @@ _NOT_OPENER = Plain(re.compile(rf"^{FENCE_LINE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)
 # Lines that must never be written into a file: the markers of edit blocks and of
 # merge conflicts (a lone `=======` is a heading underline in Markdown and rst).
 _MARKER = re.compile(
-    r"<{5,9}(?:\s.*)?|>{5,9}(?:[ \t]*\w+)?|«««[ \t]*EDIT|»»»(?:[ \t]*EDIT[ \t]+END)?"
+    r"<{5,9}(?:[ \t].*)?|>{5,9}(?:[ \t]*\w+)?|«««[ \t]*EDIT|»»»(?:[ \t]*EDIT[ \t]+END)?"
     r"|═{3,}[ \t]*REPL|\*\*\*[ \t]*(?:Begin|End)[ \t]+Patch",
     re.IGNORECASE,
 )
+_MARKER_LINE = re.compile(rf"^[^\S\n]*(?:{_MARKER.pattern})[^\S\n]*$", re.MULTILINE | re.IGNORECASE)
 _TITLE = re.compile(r"(?:title|file|filename|path|name)=[\"']?(?P<path>[^\"'\s]+)[\"']?", re.I)
 _NOT_WRAPPED = Plain(
     re.compile(
@@ -464,10 +465,11 @@ class FenceBlock:
     def _names_a_path(self) -> bool:
         """A fence holding only a file path (DeepSeek writes the path fenced, then
         the block in a second fence): it names the next block's file."""
-        lines = [line for line in self.content if line.strip()]
-        if len(lines) != 1:
+        lines = (line for line in self.content if line.strip())
+        first = next(lines, None)
+        if first is None or next(lines, None) is not None:
             return False
-        self.names_path = path_or_none(lines[0])
+        self.names_path = path_or_none(first)
         return self.names_path is not None
 
     def _ignore(self, end: int, reason: str) -> None:
@@ -522,12 +524,10 @@ class FenceBlock:
 
 
 def _first_marker(content: list[str]) -> tuple[int, str] | None:
-    """The first line of `content` that is an edit or conflict marker, with its index."""
-    for number, line in enumerate(content):
-        stripped = line.strip()
-        if stripped[:1] in _MARKER_STARTS and _MARKER.fullmatch(stripped):
-            return number, line
-    return None
-
-
-_MARKER_STARTS = frozenset("<>«»═*")
+    """The first line of `content` that is an edit or conflict marker, with its index
+    (one search over the joined lines: most content has none)."""
+    text = "\n".join(content)
+    found = _MARKER_LINE.search(text)
+    if found is None:
+        return None
+    return text.count("\n", 0, found.start()), found.group().strip()
