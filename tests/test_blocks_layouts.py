@@ -133,3 +133,18 @@ def test_a_fence_that_names_no_file_is_reported_as_ignored():
 
 def test_a_reply_starting_with_a_byte_order_mark_reads_its_first_block():
     assert parse_reply("\ufeff" + BLOCK)[0].hunks == parse_reply(BLOCK)[0].hunks
+
+
+def test_a_fenced_path_closed_by_the_next_blocks_opener_names_that_blocks_file():
+    reply = f"{F}\nclient/src/App.js\n{F}javascript\nimport x;\n{F}\n"
+    (edit,) = parse_reply(reply)
+    assert (edit.path, edit.language, edit.content) == (
+        "client/src/App.js",
+        "javascript",
+        ("import x;",),
+    )
+
+
+def test_a_markup_line_before_a_fence_is_not_a_path():
+    (ignored,) = parse_reply(f"</div>\n{F}\n42\n{F}\n")
+    assert isinstance(ignored, IgnoredBlock)

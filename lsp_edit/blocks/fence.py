@@ -335,6 +335,8 @@ class FenceBlock:
                 line.number - 1, f"a new fence `{raw.strip()}` opened at line {line.number}"
             )
             return Step.REDO
+        if self._path_then_fence(raw):
+            return Step.REDO
         if self.is_shell:
             command = _GIT_COMMAND.fullmatch(text)
             if command is not None:
@@ -391,6 +393,17 @@ class FenceBlock:
             )
         elif self.target is not None or (self.language and not self.is_shell) or self.path:
             self._report_unclosed(last_line, f"the reply ended at line {last_line}")
+
+    def _path_then_fence(self, raw: str) -> bool:
+        """```` ``` ```` / `src/app.js` / ```` ```javascript ````: a fence holding only
+        a path, whose closing fence the model wrote as the next block's opener. It
+        names that block's file and ends here."""
+        if len(self.content) != 1 or self.target is not None or self.path is not None:
+            return False
+        inner = match_opener(raw)
+        if inner is None or not inner.info or inner.char != self.opener.char:
+            return False
+        return self._names_a_path()
 
     def _opens_nested(self, raw: str) -> int:
         """The length of a fence line with a language tag right after it (```` ```bash ````)

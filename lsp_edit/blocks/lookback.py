@@ -28,7 +28,7 @@ from lsp_edit.blocks.scanner import BlockPath
 # Fences as some tools write them: `<source>python`, `</source>`, `<code>`, `[source]`
 _TAG_FENCE = re.compile(r"</?(?:source|code|pre|codeblock)\b[^>]*>\w*|\[/?source\]\w*", re.I)
 _ELLIPSIS = frozenset({"...", "…", "[...]", "(...)"})
-_SPACE = re.compile(r"\s")
+_FILE_NAME = re.compile(r"[\w.+-]+")
 _FENCE_INFO = re.compile(r"(?:`{3,}|~{3,})\s*(?P<info>\S*)")
 
 
@@ -136,6 +136,6 @@ class Lookback:
         found = comment_path(line) or path_or_none(line)
         if found is None and self.gap is Gap.NONE and not line.rstrip().endswith(":"):
             word = clean_path_line(line).path  # `Output:` leads into the fence: prose
-            if word and not _SPACE.search(word) and word[-1] not in ".,;!?" and "`" not in word:
+            if _FILE_NAME.fullmatch(word) and word[-1] != ".":
                 return word
         return found

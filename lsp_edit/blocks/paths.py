@@ -19,6 +19,7 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9_+-]*[A-Za-z][A-Za-z0-9_+-]*$")
 _QUOTES = "\"'"
 _DECORATED = "#*_`\"'"  # first characters of the decorations removed below
 _SPACE = re.compile(r"\s")
+_NOT_IN_PATHS = re.compile(r'[<>|"?*]')  # markup (`</div>`), globs, shell
 # A comment holding only a path: `// src/x.ts`, `<!-- index.html -->`, `/* a.css */`
 _COMMENT = re.compile(
     r"(?://+|--|;+|#+)\s*(?P<a>\S.*?)\s*|<!--\s*(?P<b>.*?)\s*-->|/\*\s*(?P<c>.*?)\s*\*/"
@@ -119,9 +120,9 @@ def clean_path_line(line: str) -> PathLine:
 
 def looks_like_path(line: PathLine) -> bool:
     """A path has a `/` (or `\\`) or ends in a `.ext` or is a well-known name
-    (`Makefile`), and has no spaces unless quoted."""
+    (`Makefile`), and has no spaces unless quoted, and none of `<>|"?*`."""
     text = line.path
-    if not text or "://" in text or text.startswith(("`", "~~~")):
+    if not text or "://" in text or text.startswith(("`", "~~~")) or _NOT_IN_PATHS.search(text):
         return False
     if not line.quoted and _SPACE.search(text):
         return False
