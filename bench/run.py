@@ -298,6 +298,29 @@ def _edit_timings(
     return statistics.median(samples), "/".join(sorted(ways))
 
 
+def server_section(quick: bool) -> list[str]:
+    """`lsp-edit serve` driven over stdio as an editor drives it (bench/server.py)."""
+    if quick:
+        return []
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bench.server import rows
+
+    lines = [
+        "## The language server",
+        "",
+        "`lsp-edit serve` started as an editor starts it, driven over stdio (`bench/server.py`):",
+        "latencies include the JSON-RPC round trip; CPU times are the server process's own.",
+        "",
+        "| measure | result | target |",
+        "|---|---|---|",
+    ]
+    for row in rows():
+        met = "" if row.met is None else (" (met)" if row.met else " (**missed**)")
+        lines.append(f"| {row.name} | {row.value} | {row.target}{met} |")
+    return [*lines, ""]
+
+
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--quick", action="store_true", help="small sizes, print only")
@@ -345,6 +368,7 @@ def main() -> int:
         "",
         *bench_symbols(symbol_lines),
         "",
+        *server_section(args.quick),
         "## Where the targets are missed",
         "",
         "- Parsing a *dense* reply (nothing but two-line blocks) runs at about 4.5 MB/s, not 20:",

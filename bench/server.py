@@ -9,8 +9,10 @@ in one file.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -201,6 +203,18 @@ async def pending_rows(session: Session) -> list[Row]:
         Row("code lens (2,002 lenses) with 1,000 pending changes", _ms(await _timed(code_lens, 20)))
     )
 
+    async def hover() -> None:
+        line = lines[len(lines) // 2]
+        lines.append(lines.pop(0))
+        await session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=session.uri),
+                position=types.Position(line=line, character=4),
+            )
+        )
+
+    rows.append(Row("hover with 1,000 pending changes", _ms(await _timed(hover, 40))))
+
     async def ping() -> None:
         await session.command("lspEdit.instructions", {})
 
@@ -376,8 +390,39 @@ async def closing_line_rows(session: Session) -> list[Row]:
     ]
 
 
+def startup_rows(runs: int = 10) -> list[Row]:
+    """From starting `lsp-edit serve` to the answer to `initialize`."""
+    message = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+    )
+    data = f"Content-Length: {len(message)}\r\n\r\n{message}".encode()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lsp_edit", "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(data)
+        process.stdin.flush()
+        process.stdout.readline()
+        times.append((time.perf_counter() - start) * 1000)
+        process.kill()
+        process.wait()
+    return [
+        Row(
+            "from starting `lsp-edit serve` to its answer to `initialize`",
+            _ms(times),
+            "< 150 ms",
+            statistics.median(times) < 150,
+        )
+    ]
+
+
 def rows() -> list[Row]:
-    out: list[Row] = []
+    out: list[Row] = startup_rows()
     out += asyncio.run(_with_session(50, propose_rows))
     out += asyncio.run(_with_session(1000, pending_rows))
     out += asyncio.run(_with_session(200, accept_all_rows))

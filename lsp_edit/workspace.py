@@ -15,28 +15,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from lsp_edit.listing import FileListing
 from lsp_edit.resolve.model import Refused
 from lsp_edit.text import Text
 
-# Folders that hold no files an LLM means when it names a file by its tail.
-_SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        ".tox",
-        "dist",
-        "build",
-        "target",
-    }
-)
 _BINARY_SNIFF_BYTES = 8192
 
 
@@ -55,7 +37,7 @@ class Workspace:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.realpath(root))
-        self._listing: list[str] | None = None
+        self.listing = FileListing(self.root)
 
     def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused:
         """Turns a path written in a reply into a file inside the workspace.
@@ -137,27 +119,14 @@ class Workspace:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
             raise
-        self._listing = None
+        self.listing.added(ref.relative)
 
     def delete(self, ref: FileRef) -> None:
         ref.absolute.unlink()
-        self._listing = None
-
-    def _files(self) -> list[str]:
-        if self._listing is None:
-            listing: list[str] = []
-            for folder, dirs, files in os.walk(self.root):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
-                base = Path(folder).relative_to(self.root)
-                listing.extend((base / name).as_posix() for name in sorted(files))
-            self._listing = listing
-        return self._listing
+        self.listing.removed(ref.relative)
 
     def _tail_matches(self, tail: str) -> list[str]:
-        if not tail or tail.startswith("../") or "/../" in tail:
-            return []
-        suffix = "/" + tail
-        return [path for path in self._files() if path == tail or path.endswith(suffix)]
+        return self.listing.matches(tail)
 
 
 def decode(data: bytes, name: str) -> Text | Refused:

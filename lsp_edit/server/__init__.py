@@ -1,22 +1,23 @@
 """`lsp-edit serve`: the language server that shows every edit block as a pending
 change the user reviews (docs/protocol.md).
 
-`store` owns the pending changes and their tracking against the buffers, `render`
-turns them into LSP objects, `edits` builds every WorkspaceEdit from the client's
-capabilities, and `app` holds the handlers that call them.
+`store` owns the pending changes and their tracking against the buffers (with
+`hunks`, the line arithmetic), `replies` reads replies that arrive over time,
+`render` turns changes into LSP objects, `edits` builds every WorkspaceEdit from the
+client's capabilities, `editor` holds what the handlers share, and `app` holds the
+handlers, which only call these. `startup` answers `initialize` before they load.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 
 
 def serve(
     *, tcp: tuple[str, int] | None = None, log_file: str | None = None, log_level: str = "WARNING"
 ) -> None:
     """Runs the server on stdio, or on a TCP port, until the client exits."""
-    from lsp_edit.server.app import create_server
-
     handler: logging.Handler = (
         logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler()
     )
@@ -25,8 +26,30 @@ def serve(
     root.handlers[:] = [handler]
     # pygls logs every message, the whole InitializeParams included, at INFO.
     root.setLevel(log_level.upper())
-    server = create_server()
     if tcp is not None:
-        server.start_tcp(*tcp)
-    else:
-        server.start_io()
+        from lsp_edit.server.app import create_server
+
+        create_server().start_tcp(*tcp)
+        return
+    from lsp_edit.server import startup
+
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    first, message = startup.read_message(stdin)
+    answered = None
+    if message is not None and message.get("method") == "initialize" and "id" in message:
+        given = message.get("params")
+        params = given if isinstance(given, dict) else {}
+        answer = {
+            "jsonrpc": "2.0",
+            "id": message["id"],
+            "result": startup.initialize_result(params),
+        }
+        stdout.write(startup.frame(answer))
+        stdout.flush()
+        answered = message["id"]
+    from lsp_edit.server.app import create_server  # the slow imports, after the answer
+
+    create_server().start_io(
+        startup.Replayed(first, stdin),  # type: ignore[arg-type]
+        startup.WithoutSecondAnswer(stdout, answered),  # type: ignore[arg-type]
+    )

@@ -80,6 +80,17 @@ class EditorFiles:
             return opened
         return self.read_disk(ref.absolute)
 
+    def file_created(self, path: Path) -> None:
+        """The editor saw a file appear: paths written by their tail may name it."""
+        workspace = self.workspace_of(path)
+        if workspace is not None:
+            workspace.listing.added(path.relative_to(workspace.root).as_posix())
+
+    def file_deleted(self, path: Path) -> None:
+        workspace = self.workspace_of(path)
+        if workspace is not None:
+            workspace.listing.removed(path.relative_to(workspace.root).as_posix())
+
     def read_disk(self, path: Path) -> Text | Refused | None:
         """A file's text on disk, whether or not the editor has it open."""
         workspace = self.workspace_of(path)

@@ -22,6 +22,9 @@ class Arguments:
             self.values: Mapping[str, Any] = {}
         elif len(raw) == 1 and isinstance(raw[0], Mapping):
             self.values = raw[0]
+        elif len(raw) == 1 and raw[0] == []:
+            # Lua (Neovim) encodes an empty table as an empty array.
+            self.values = {}
         else:
             raise bad(f"{command} takes one object argument, such as {{{_example(allowed)}}}.")
         unknown = sorted(set(self.values) - set(allowed))

@@ -19,6 +19,7 @@ from lsp_edit.positions import Point, PositionEncoding
 from lsp_edit.server.edits import lsp_position, lsp_range
 from lsp_edit.server.hunks import TrackedBuffer
 from lsp_edit.server.store import ChangeKind, Hunk, PendingChange
+from lsp_edit.symbols.model import Symbol
 from lsp_edit.text import Text, strip_ending
 
 SOURCE = "lsp-edit"
@@ -565,3 +566,18 @@ def reply_symbols(
             )
         )
     return out
+
+
+def symbols_json(found: Sequence[Symbol]) -> list[dict[str, Any]]:
+    """`lspEdit.symbols`: the AST paths of a document, with kinds and whole-line ranges."""
+    return [
+        {
+            "path": s.dotted,
+            "kind": s.kind,
+            "range": {
+                "start": {"line": s.start_line, "character": 0},
+                "end": {"line": s.end_line, "character": 0},
+            },
+        }
+        for s in found
+    ]

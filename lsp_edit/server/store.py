@@ -291,10 +291,22 @@ class Store:
             if (session is None or c.session == session) and (path is None or c.path == path)
         ]
 
-    def in_review_order(self) -> list[PendingChange]:
-        """Pending changes by file, then by line."""
-        pending = [c for c in self.changes.values() if c.pending]
-        return sorted(pending, key=lambda c: (str(c.path), (c.line_span() or (0, 0))[0]))
+    def next_pending(
+        self, path: Path | None, line: int | None, *, forward: bool = True
+    ) -> PendingChange | None:
+        """The review queue: the pending change after (or before) a place, by file and
+        then by line, wrapping around; from the start when there is no place."""
+
+        def where(change: PendingChange) -> tuple[str, int]:
+            return (str(change.path), (change.line_span() or (0, 0))[0])
+
+        queue = sorted((c for c in self.changes.values() if c.pending), key=where)
+        if not queue:
+            return None
+        here = (str(path) if path is not None else "", line if line is not None else -1)
+        if forward:
+            return next((c for c in queue if where(c) > here), queue[0])
+        return next((c for c in reversed(queue) if where(c) < here), queue[-1])
 
     def proposed(self, path: Path) -> Text | None:
         """The buffer with every pending change of the file applied (of changes that

@@ -397,3 +397,13 @@ async def test_symbols_lists_the_ast_paths_an_llm_may_address(editor: Editor) ->
     paths = [(s["path"], s["kind"], s["range"]["start"]["line"]) for s in result["symbols"]]
     assert paths[:2] == [("Cart", "class", 0), ("Cart-__init__", "method", 1)]
     assert ("Cart-total", "method", 7) in paths
+
+
+async def test_an_empty_array_argument_reads_as_no_arguments(editor: Editor) -> None:
+    # Lua encodes `{}` as `[]`: Neovim users send that for "everything".
+    editor.open("shop/cart.py", CART)
+    await propose(editor, TOTAL)
+    result = await editor.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="lspEdit.rejectAll", arguments=[[]])
+    )
+    assert [c["status"] for c in result["changes"]] == ["rejected"]

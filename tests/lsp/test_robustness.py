@@ -156,3 +156,19 @@ async def test_a_huge_reply_is_handled_and_the_server_stays_responsive(editor: E
     assert changes[1]["code"] == "malformed-block"
     result = await editor.command("lspEdit.accept", {"id": changes[0]["id"]})
     assert result["status"] == "applied"
+
+
+async def test_a_file_created_outside_the_editor_is_found_by_its_tail(editor: Editor) -> None:
+    editor.write("src/pkg/first.py", "A = 1\n")
+    await propose(editor, search_replace("pkg/first.py", "A = 1\n", "A = 2\n"), "src/pkg/first.py")
+    uri = editor.write("src/pkg/later.py", "B = 1\n")
+    editor.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Created)]
+        )
+    )
+    (change,) = await propose(
+        editor, search_replace("pkg/later.py", "B = 1\n", "B = 2\n"), "src/pkg/first.py"
+    )
+    assert change["uri"] == uri
+    assert change["status"] == "pending"

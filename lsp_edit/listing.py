@@ -1,0 +1,148 @@
+"""The files of a workspace that a path written by its tail may name
+(`pkg/util.py` for `src/pkg/util.py`).
+
+In a git work tree these are the files git tracks or would track
+(`git ls-files`: what `.gitignore` ignores is never a candidate); elsewhere, what
+the `.gitignore` files along the way let through (read with `pathspec`). The
+files are listed once and indexed by name, so a lookup costs what its few
+candidates cost; the language server keeps the listing current from the editor's
+file events instead of listing again.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pathspec
+
+# Version control folders: never part of a workspace's files.
+_VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+_GIT_TIMEOUT = 30
+
+
+class FileListing:
+    """One workspace root's files, by name."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._by_name: dict[str, set[str]] | None = None
+        self._git: bool | None = None
+
+    def matches(self, tail: str) -> list[str]:
+        """The files whose path is `tail` or ends with `/tail`, sorted."""
+        if not tail or tail.startswith("../") or "/../" in tail:
+            return []
+        by_name = self._index()
+        suffix = "/" + tail
+        found = by_name.get(tail.rsplit("/", 1)[-1], ())
+        return sorted(path for path in found if path == tail or path.endswith(suffix))
+
+    def added(self, relative: str) -> None:
+        """A file was created (or written): it is a candidate unless ignored."""
+        if self._by_name is None or self._ignored(relative):
+            return
+        self._by_name.setdefault(relative.rsplit("/", 1)[-1], set()).add(relative)
+
+    def removed(self, relative: str) -> None:
+        if self._by_name is not None:
+            self._by_name.get(relative.rsplit("/", 1)[-1], set()).discard(relative)
+
+    def forget(self) -> None:
+        """Lists again at the next lookup (many files changed at once)."""
+        self._by_name = None
+
+    def _index(self) -> dict[str, set[str]]:
+        if self._by_name is None:
+            by_name: dict[str, set[str]] = {}
+            for path in self._list():
+                by_name.setdefault(path.rsplit("/", 1)[-1], set()).add(path)
+            self._by_name = by_name
+        return self._by_name
+
+    def _list(self) -> list[str]:
+        listed = self._git_files()
+        self._git = listed is not None
+        return listed if listed is not None else list(self._walk())
+
+    def _git_files(self) -> list[str] | None:
+        """`git ls-files` under the root: tracked and untracked-but-not-ignored files,
+        without the tracked ones deleted since. None outside a git work tree."""
+        here = _git(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        if here is None:
+            return None
+        gone = set(_git(self.root, "ls-files", "-z", "--deleted") or [])
+        return [path for path in dict.fromkeys(here) if path not in gone]
+
+    def _walk(self) -> Iterator[str]:
+        """Every file under the root that the `.gitignore` files along the way do
+        not ignore (the deepest file with a rule for a path decides)."""
+        specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+        for folder, dirs, files in os.walk(self.root):
+            relative = Path(folder).relative_to(self.root).as_posix()
+            base = "" if relative == "." else relative + "/"
+            specs = [(prefix, spec) for prefix, spec in specs if base.startswith(prefix)]
+            own = _gitignore(Path(folder))
+            if own is not None:
+                specs.append((base, own))
+            dirs[:] = sorted(
+                d for d in dirs if d not in _VCS_DIRS and not _ignored(specs, base + d + "/")
+            )
+            for name in sorted(files):
+                if name != ".gitignore" and not _ignored(specs, base + name):
+                    yield base + name
+
+    def _ignored(self, relative: str) -> bool:
+        parts = relative.split("/")
+        if any(part in _VCS_DIRS for part in parts):
+            return True
+        if self._git:
+            return _git(self.root, "check-ignore", "-q", relative, check=False) is not None
+        specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+        for depth in range(len(parts)):
+            base = "/".join(parts[:depth]) + ("/" if depth else "")
+            own = _gitignore(self.root / base)
+            if own is not None:
+                specs.append((base, own))
+            inner = base + parts[depth] + ("/" if depth < len(parts) - 1 else "")
+            if _ignored(specs, inner):
+                return True
+        return False
+
+
+def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], path: str) -> bool:
+    for prefix, spec in reversed(specs):
+        verdict = spec.check_file(path[len(prefix) :]).include
+        if verdict is not None:
+            return verdict
+    return False
+
+
+def _gitignore(folder: Path) -> pathspec.GitIgnoreSpec | None:
+    try:
+        text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+
+
+def _git(root: Path, *args: str, check: bool = True) -> list[str] | None:
+    """A git command's NUL-separated output; None when git is missing, `root` is
+    not in a work tree, or (with `check`) the command fails."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            timeout=_GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if check and done.returncode != 0:
+        return None
+    if not check:
+        # `check-ignore -q` answers by its exit status alone: 0 means ignored.
+        return [] if done.returncode == 0 else None
+    return [p for p in done.stdout.decode("utf-8", "replace").split("\0") if p]

@@ -1,0 +1,149 @@
+"""Answering `initialize` before the LSP libraries load.
+
+lsprotocol alone takes about half a second to import (it builds a thousand attrs
+classes), and an editor waits for the answer to `initialize` before it shows
+anything. So on stdio the server reads the first message itself and, when it is
+`initialize`, answers it at once from what it knows without them: its capabilities
+are fixed, but for the position encoding, which is negotiated here as pygls does
+(the first one the client offers that the server knows). The message is then
+handed to pygls as if it came first, and pygls' own answer to it is dropped.
+`tests/test_server_startup.py` checks that both answers are the same.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, BinaryIO
+
+from lsp_edit import VERSION
+
+COMMANDS = (
+    "lspEdit.propose",
+    "lspEdit.stream",
+    "lspEdit.show",
+    "lspEdit.accept",
+    "lspEdit.reject",
+    "lspEdit.restore",
+    "lspEdit.acceptAll",
+    "lspEdit.rejectAll",
+    "lspEdit.list",
+    "lspEdit.summary",
+    "lspEdit.instructions",
+    "lspEdit.symbols",
+    "lspEdit.next",
+    "lspEdit.previous",
+    "lspEdit.proposed",
+)
+_ENCODINGS = ("utf-8", "utf-16", "utf-32")
+
+
+def initialize_result(params: dict[str, Any]) -> dict[str, Any]:
+    """The server's answer to `initialize`, as JSON."""
+    general = (params.get("capabilities") or {}).get("general") or {}
+    offered = general.get("positionEncodings") or []
+    encoding = next((e for e in offered if e in _ENCODINGS), "utf-16")
+    return {
+        "capabilities": {
+            "positionEncoding": encoding,
+            "textDocumentSync": {
+                "openClose": True,
+                "change": 2,
+                "willSave": False,
+                "willSaveWaitUntil": False,
+                "save": False,
+            },
+            "hoverProvider": True,
+            "documentSymbolProvider": True,
+            "codeActionProvider": {"codeActionKinds": ["quickfix"]},
+            "codeLensProvider": {"resolveProvider": False},
+            "executeCommandProvider": {"commands": list(COMMANDS)},
+            "workspace": {
+                "workspaceFolders": {"supported": True, "changeNotifications": True},
+                "fileOperations": {},
+                "textDocumentContent": {"schemes": ["lsp-edit-proposed"]},
+            },
+        },
+        "serverInfo": {"name": "lsp-edit", "version": VERSION},
+    }
+
+
+def read_message(stream: BinaryIO) -> tuple[bytes, dict[str, Any] | None]:
+    """One JSON-RPC message: its bytes as read (headers included) and its JSON
+    (None when it is not a readable message)."""
+    raw = bytearray()
+    length = None
+    while True:
+        line = stream.readline()
+        raw += line
+        if not line or line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode("ascii", "replace").partition(":")
+        if name.strip().lower() == "content-length" and value.strip().isdigit():
+            length = int(value.strip())
+    if length is None or not line:
+        return bytes(raw), None
+    body = stream.read(length)
+    raw += body
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return bytes(raw), None
+    return bytes(raw), message if isinstance(message, dict) else None
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class Replayed:
+    """The client's stream with the bytes already read put back in front of it."""
+
+    def __init__(self, first: bytes, rest: BinaryIO) -> None:
+        self._first = first
+        self._rest = rest
+
+    def readline(self) -> bytes:
+        if self._first:
+            line, found, self._first = self._first.partition(b"\n")
+            return line + found if found else line + self._rest.readline()
+        return self._rest.readline()
+
+    def read(self, size: int) -> bytes:
+        if self._first:
+            taken, self._first = self._first[:size], self._first[size:]
+            return taken + (self._rest.read(size - len(taken)) if len(taken) < size else b"")
+        return self._rest.read(size)
+
+
+class WithoutSecondAnswer:
+    """The server's output, minus pygls' answer to the request answered already."""
+
+    def __init__(self, stream: BinaryIO, answered: Any) -> None:
+        self._stream = stream
+        self._answered = answered
+        self._dropped = answered is None
+
+    def write(self, data: bytes) -> int:
+        if not self._dropped and self._is_answer(data):
+            self._dropped = True
+            return len(data)
+        return self._stream.write(data)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def _is_answer(self, data: bytes) -> bool:
+        body = data.partition(b"\r\n\r\n")[2]
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return False
+        return (
+            isinstance(message, dict)
+            and message.get("id") == self._answered
+            and ("result" in message or "error" in message)
+        )

@@ -1,0 +1,97 @@
+"""How pending changes read in the editor: messages in the user's words, faded
+deletions, the tags clients ask for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from lsp_edit.changes import Status
+from lsp_edit.positions import PositionEncoding
+from lsp_edit.server import render
+from lsp_edit.server.hunks import TrackedBuffer
+from lsp_edit.server.store import ChangeKind, Hunk, PendingChange
+from lsp_edit.text import Text
+
+FILE = Path("/project/app.py")
+BUFFER = TrackedBuffer.of(Text.from_string("a\nb\nc\nd\n"))
+VIEW = render.View(PositionEncoding.UTF16, lambda path: path.as_uri(), lambda path: BUFFER)
+
+
+def change(*hunks: Hunk, kind: ChangeKind = ChangeKind.EDIT) -> PendingChange:
+    return PendingChange(
+        id="1",
+        session="s1",
+        path=FILE,
+        display="app.py",
+        description="Change to `app.py` (SEARCH/REPLACE, reply line 3)",
+        status=Status.PENDING,
+        kind=kind,
+        hunks=list(hunks),
+    )
+
+
+def test_a_replacement_says_how_many_lines_become_how_many() -> None:
+    (diagnostic,) = render.diagnostics([change(Hunk(1, 3, ("b", "c"), ("B",)))], VIEW)
+    assert (
+        diagnostic.message
+        == "Replace 2 lines with 1: Change to `app.py` (SEARCH/REPLACE, reply line 3)"
+    )
+    assert diagnostic.tags == [types.DiagnosticTag.Unnecessary]
+    assert (diagnostic.range.start.line, diagnostic.range.end.line) == (1, 3)
+
+
+def test_an_insertion_sits_on_the_line_it_inserts_before_and_fades_nothing() -> None:
+    (diagnostic,) = render.diagnostics([change(Hunk(2, 2, (), ("x", "y")))], VIEW)
+    assert diagnostic.message.startswith("Insert 2 lines: ")
+    assert diagnostic.tags is None
+    assert (diagnostic.range.start.line, diagnostic.range.end.line) == (2, 3)
+
+
+def test_a_deletion_says_so() -> None:
+    (diagnostic,) = render.diagnostics([change(Hunk(0, 1, ("a",), ()))], VIEW)
+    assert diagnostic.message.startswith("Delete 1 line: ")
+
+
+def test_a_change_in_several_places_is_one_diagnostic_per_place() -> None:
+    found = render.diagnostics(
+        [change(Hunk(0, 1, ("a",), ("A",)), Hunk(3, 4, ("d",), ("D",)))], VIEW
+    )
+    assert [d.message.endswith(f"(part {n} of 2)") for n, d in enumerate(found, 1)] == [True, True]
+
+
+def test_a_new_file_says_how_long_it_will_be() -> None:
+    (diagnostic,) = render.diagnostics(
+        [change(Hunk(0, 0, (), ("x",) * 12), kind=ChangeKind.CREATE)], VIEW
+    )
+    assert diagnostic.message.startswith("Create this file (12 lines): ")
+
+
+def test_code_actions_are_tagged_llm_generated_only_when_the_client_asks() -> None:
+    pending = change(Hunk(1, 2, ("b",), ("B",)))
+    for asked in (True, False):
+        actions = render.code_actions(
+            [pending], [pending], VIEW, FILE.as_uri(), edit_for=lambda c: None, llm_tag=asked
+        )
+        tags = {tuple(a.tags or ()) for a in actions}
+        assert tags == ({(types.CodeActionTag.LlmGenerated,)} if asked else {()})
+
+
+def test_the_summary_for_the_llm_never_contradicts_itself() -> None:
+    accepted = change(Hunk(0, 1, ("a",), ("A",)))
+    accepted.status = Status.APPLIED
+    rejected = change(Hunk(1, 2, ("b",), ("B",)))
+    rejected.id, rejected.status = "2", Status.REJECTED
+    text = render.review_summary([accepted, rejected], lambda path: BUFFER)
+    assert text.splitlines() == [
+        "File 'app.py' has been updated. It now has 4 lines.",
+        "",
+        "Some changes were applied.",
+        "",
+        "  • Change to `app.py` (SEARCH/REPLACE, reply line 3) was rejected by the user.",
+    ]
+    rejected.status = Status.APPLIED
+    assert "All changes were applied." in render.review_summary(
+        [accepted, rejected], lambda p: BUFFER
+    )
