@@ -402,10 +402,9 @@ class Planner:
         return change
 
     def _names_file(self, item: FencedEdit) -> bool:
-        """Whether the path a fenced block names is one: it looks like a path, or it is
-        a word right before the fence naming a file that exists (`tmpa1b2c3d4`);
-        any other word (`Example`) is prose."""
-        if looks_like_path(PathLine(item.path or "", quoted=False)):
+        """Whether the path a fenced block names is one: the prose before the fence
+        only may name it (a word, a name in backticks) unless that file exists."""
+        if not item.path_if_exists:
             return True
         ref = self.files.locate(item.path or "", allow_tail_match=False)
         return isinstance(ref, FileRef) and self.files.read(ref) is not None

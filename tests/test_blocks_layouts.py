@@ -148,3 +148,14 @@ def test_a_fenced_path_closed_by_the_next_blocks_opener_names_that_blocks_file()
 def test_a_markup_line_before_a_fence_is_not_a_path():
     (ignored,) = parse_reply(f"</div>\n{F}\n42\n{F}\n")
     assert isinstance(ignored, IgnoredBlock)
+
+
+def test_a_path_line_inside_a_shell_fence_names_the_block_after_it():
+    assert paths(f"Here's a shell script:\n\n{F}sh\ntest_hello.sh\n{BLOCK}{F}\n") == [
+        "test_hello.sh"
+    ]
+
+
+def test_the_one_file_named_in_backticks_in_the_line_before_a_fence_may_be_its_file():
+    (edit,) = parse_reply(f"Here is a new version of `a.txt` for you:\n\n{F}\nafter a\n{F}\n")
+    assert (edit.path, edit.path_if_exists) == ("a.txt", True)

@@ -133,3 +133,18 @@ def test_closing_fence_ends_a_patch_without_end_patch():
 def test_fence_lines_inside_a_hunk_are_content():
     reply = patch(f"*** Update File: README.md\n@@\n {F}bash\n-ls\n+ls -la\n {F}\n")
     assert parse_reply(reply)[0].hunks == (Hunk((f"{F}bash", "ls", F), (f"{F}bash", "ls -la", F)),)
+
+
+def test_a_patch_without_begin_or_end_lines_ending_on_context_is_whole():
+    (edit,) = parse_reply("*** Update File: a.py\n@@\n x\n-y\n+z\n w\n")
+    assert edit.hunks == (Hunk(("x", "y", "w"), ("x", "z", "w")),)
+
+
+def test_a_patch_without_begin_or_end_lines_ending_on_a_change_may_be_cut_off():
+    (problem,) = parse_reply("*** Update File: a.py\n@@\n x\n-y\n+z\n")
+    assert problem.code == "unclosed_block"
+
+
+def test_a_patch_with_its_begin_line_but_no_end_line_may_be_cut_off():
+    (problem,) = parse_reply("*** Begin Patch\n*** Update File: a.py\n@@\n x\n-y\n+z\n w\n")
+    assert problem.code == "unclosed_block"

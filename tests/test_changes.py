@@ -417,3 +417,13 @@ def test_a_word_before_a_fence_that_names_no_existing_file_is_prose(workspace):
     assert result.changes == [] and [item.block for item in result.ignored] == [
         f"{FENCE}python block"
     ]
+
+
+def test_a_file_named_in_backticks_before_a_fence_is_replaced_only_when_it_exists(workspace):
+    reply = (
+        f"Here is the new `notes.txt`:\n\n{FENCE}\n1\n2\n{FENCE}\n\n"
+        f"And `missing.txt`:\n\n{FENCE}\nx\n{FENCE}\n"
+    )
+    result = plan(workspace, reply)
+    assert after(result, "notes.txt") == "1\n2\n"
+    assert not (workspace.root / "missing.txt").exists() and len(result.ignored) == 1

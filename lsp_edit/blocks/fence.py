@@ -264,7 +264,15 @@ class Wrapper:
 class FenceBlock:
     """One fenced block, from its opening line to its closing fence."""
 
-    def __init__(self, opener: FenceOpener, line: ReplyLine, path: str | None, emit: Emit) -> None:
+    def __init__(
+        self,
+        opener: FenceOpener,
+        line: ReplyLine,
+        path: str | None,
+        emit: Emit,
+        *,
+        path_if_exists: bool = False,
+    ) -> None:
         self.opener = opener
         self.start = line.number
         self.emit = emit
@@ -288,7 +296,9 @@ class FenceBlock:
             if carried == opener.info.split()[0]:
                 self.language = ""  # the tag is the path itself
             path = carried
+            path_if_exists = False
         self.path = path
+        self.path_if_exists = path_if_exists
         lower = self.language.lower()
         self.is_shell = self.error is None and self.target is None and lower in SHELL_TAGS
         self.is_json = self.error is None and self.target is None and lower == "json"
@@ -342,6 +352,7 @@ class FenceBlock:
             if command is not None:
                 self.suggested = True
                 self.emit(ShellSuggestion(span(line.number, line.number), command.group(1)))
+            self.content.append(text)  # a path line, should the block wrap others
             return Step.CONTINUE
         nested = self._opens_nested(raw)
         if nested:
@@ -360,8 +371,6 @@ class FenceBlock:
         return _NOT_CONTENT
 
     def take_plain(self, lines: list[str], first: int) -> None:
-        if self.is_shell:
-            return
         indent = self.opener.indent
         if indent:
             dedent = self.opener.dedent
@@ -471,7 +480,13 @@ class FenceBlock:
             return
         self.emit(
             FencedEdit(
-                where_, path, self.language, self.opener.info, self.target, tuple(self.content)
+                where_,
+                path,
+                self.language,
+                self.opener.info,
+                self.target,
+                tuple(self.content),
+                path_if_exists=self.path_if_exists and path == self.path,
             )
         )
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 from lsp_edit.blocks.paths import (
     clean_path_line,
@@ -29,7 +30,15 @@ from lsp_edit.blocks.scanner import BlockPath
 _TAG_FENCE = re.compile(r"</?(?:source|code|pre|codeblock)\b[^>]*>\w*|\[/?source\]\w*", re.I)
 _ELLIPSIS = frozenset({"...", "…", "[...]", "(...)"})
 _FILE_NAME = re.compile(r"[\w.+-]+")
+_CODE_SPAN = re.compile(r"`([^`\s]+)`")
 _FENCE_INFO = re.compile(r"(?:`{3,}|~{3,})\s*(?P<info>\S*)")
+
+
+class FencePath(NamedTuple):
+    """A fenced block's path; `if_exists` when the prose only may name it."""
+
+    path: str | None
+    if_exists: bool = False
 
 
 class Gap(IntEnum):
@@ -126,16 +135,23 @@ class Lookback:
             return BlockPath(None)
         return BlockPath(cleaned.path or None)
 
-    def fence_path(self) -> str | None:
+    def fence_path(self) -> FencePath:
         """The path of a fenced block opening here: the nearest prose line, if it
-        looks like a path, or if it is one word right before the fence (a file
-        without extension; whether it exists is checked when the block is placed)."""
+        looks like a path. Failing that, a file the prose may name, used only if it
+        exists (`FencePath.if_exists`): one word right before the fence (a file
+        without extension), or the one path in backticks in the prose line
+        (`Here is the new version of `a.txt`:`, as aider's whole-file format has it)."""
         line = self.line
         if line is None:
-            return None
+            return FencePath(None)
         found = comment_path(line) or path_or_none(line)
-        if found is None and self.gap is Gap.NONE and not line.rstrip().endswith(":"):
+        if found is not None:
+            return FencePath(found)
+        if self.gap is Gap.NONE and not line.rstrip().endswith(":"):
             word = clean_path_line(line).path  # `Output:` leads into the fence: prose
             if _FILE_NAME.fullmatch(word) and word[-1] != ".":
-                return word
-        return found
+                return FencePath(word, if_exists=True)
+        mentioned = {path for path in map(path_or_none, _CODE_SPAN.findall(line)) if path}
+        if len(mentioned) == 1:
+            return FencePath(mentioned.pop(), if_exists=True)
+        return FencePath(None)

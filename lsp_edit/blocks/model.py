@@ -57,7 +57,9 @@ class FencedEdit:
 
     `target` is None for a bare language tag (complete file). `tag` is the fence
     info string as written (`python:Client-chat`), `language` its first part.
-    `path` is the file named just before the fence, if any.
+    `path` is the file named just before the fence, if any; `path_if_exists` when
+    the prose there only may name it (a bare word, a name in backticks): it counts
+    only if that file exists.
     """
 
     span: ReplySpan
@@ -66,6 +68,7 @@ class FencedEdit:
     tag: str
     target: AstTarget | LineRangeTarget | None
     content: tuple[str, ...]
+    path_if_exists: bool = False
 
 
 @dataclass(frozen=True)

@@ -402,7 +402,8 @@ class _Machine:
         self._block = self._fence_block(opener, line)
 
     def _fence_block(self, opener: FenceOpener, line: ReplyLine) -> FenceBlock:
-        block = FenceBlock(opener, line, self._look.fence_path(), self.emit)
+        path, if_exists = self._look.fence_path()
+        block = FenceBlock(opener, line, path, self.emit, path_if_exists=if_exists)
         self._look.note(line.text)  # a fence line: what lies before stays the same
         return block
 

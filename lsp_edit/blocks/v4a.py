@@ -27,7 +27,8 @@ The `***` lines may be indented. A patch may start at its first file header
 (`*** Update File:`, `*** Add File:`, `*** Delete File:`) when the model left out
 `*** Begin Patch`. A fence closing around the patch ends it even without
 `*** End Patch`; the reply ending inside a file section reports that section
-`unclosed_block` (it may be cut off).
+`unclosed_block` (it may be cut off), except in a patch written without
+`*** Begin Patch` whose last hunk line is context: it has no end line to wait for.
 """
 
 from __future__ import annotations
@@ -102,11 +103,14 @@ class V4APatch:
     def from_header(line: ReplyLine, emit: Emit) -> V4APatch:
         """A patch starting at its first file header."""
         patch = V4APatch(line, emit)
+        patch.enveloped = False
         patch.take(line)
         return patch
 
     def __init__(self, line: ReplyLine, emit: Emit) -> None:
         self.start = line.number
+        self.enveloped = True  # it opened with `*** Begin Patch`
+        self._last_prefix = ""  # of the last hunk line with a prefix
         self.emit = emit
         self._state = _State.BETWEEN
         self._section_start = line.number
@@ -186,6 +190,7 @@ class V4APatch:
             )
             if last_prefixed is not None:
                 self._section_end = last_prefixed
+                self._last_prefix = lines[last_prefixed - first][0]
             hunk.has_lines = True
         elif state is _State.ADD:
             added = self._added
@@ -244,7 +249,11 @@ class V4APatch:
             self.take_plain(lines[run:], first + run)
 
     def end(self, last_line: int) -> None:
-        if self._state in (_State.UPDATE, _State.ADD):
+        if self._state is _State.UPDATE and not self.enveloped and self._last_prefix == " ":
+            # Written without `*** Begin Patch`, the patch has no end line to wait for:
+            # one that ends on a context line is whole (a cut-off change does not).
+            self._close_section()
+        elif self._state in (_State.UPDATE, _State.ADD):
             kind = "Update" if self._state is _State.UPDATE else "Add"
             self.emit(
                 ParseProblem(
@@ -306,6 +315,7 @@ class V4APatch:
                 hunk.new.append(body)
             hunk.has_lines = True
             hunk.trailing_blank = 0
+            self._last_prefix = text[0]
         else:
             self._skip(
                 line,
