@@ -447,7 +447,6 @@ class FenceBlock:
         if self.error is not None:
             self._report_error(self.error, end)
             return
-        where_ = span(self.start, end)
         if self.is_shell:
             if not self.suggested:
                 self._ignore(end, "shell commands are never run")
@@ -463,24 +462,11 @@ class FenceBlock:
             self._ignore(end, "it has no language tag and names no file")
             return
         without_bom(self.content)
-        marker = _first_marker(self.content)
-        if marker is not None:
-            number, text = marker
-            self.emit(
-                ParseProblem(
-                    where_,
-                    "markers_in_content",
-                    f"fenced block at {where(self.start, end)} holds the edit marker "
-                    f"{shown(text.strip())} (reply line {self.start + 1 + number}); it was "
-                    "skipped, never written into the file. A SEARCH/REPLACE block is "
-                    "`<<<<<<< SEARCH`, the old lines, `=======`, the new lines, `>>>>>>> REPLACE`.",
-                    path,
-                )
-            )
+        if self._refused_for_markers(end, path):
             return
         self.emit(
             FencedEdit(
-                where_,
+                span(self.start, end),
                 path,
                 self.language,
                 self.opener.info,
@@ -489,6 +475,25 @@ class FenceBlock:
                 path_if_exists=self.path_if_exists and path == self.path,
             )
         )
+
+    def _refused_for_markers(self, end: int, path: str | None) -> bool:
+        """Content holding an edit or conflict marker is never written into a file."""
+        marker = _first_marker(self.content)
+        if marker is None:
+            return False
+        number, text = marker
+        self.emit(
+            ParseProblem(
+                span(self.start, end),
+                "markers_in_content",
+                f"fenced block at {where(self.start, end)} holds the edit marker {shown(text)} "
+                f"(reply line {self.start + 1 + number}); it was skipped, never written into "
+                "the file. A SEARCH/REPLACE block is `<<<<<<< SEARCH`, the old lines, "
+                "`=======`, the new lines, `>>>>>>> REPLACE`.",
+                path,
+            )
+        )
+        return True
 
     def _names_a_path(self) -> bool:
         """A fence holding only a file path (DeepSeek writes the path fenced, then
