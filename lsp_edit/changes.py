@@ -24,6 +24,7 @@ from lsp_edit.blocks.model import (
     DeleteLines,
     EditBlock,
     FencedEdit,
+    IgnoredBlock,
     InsertLines,
     LineRangeTarget,
     ParseProblem,
@@ -31,6 +32,7 @@ from lsp_edit.blocks.model import (
     ReplySpan,
     ShellSuggestion,
 )
+from lsp_edit.blocks.paths import PathLine, looks_like_path
 from lsp_edit.resolve.anchored import resolve_anchored
 from lsp_edit.resolve.ast_path import resolve_ast_path
 from lsp_edit.resolve.chunk_diff import resolve_chunk_diff
@@ -45,6 +47,7 @@ from lsp_edit.text import LineEdit, Text
 from lsp_edit.workspace import FileRef
 
 EDIT_MODES = ("ast_path", "line_numbers", "complete_file")
+FENCE = "```"
 MODE_ERROR = "edit_mode must be one of: auto, ast_path, line_numbers, complete_file"
 
 
@@ -104,6 +107,8 @@ class Plan:
     changes: list[Change] = field(default_factory=list)
     files: dict[str, FileOutcome] = field(default_factory=dict)
     suggestions: list[ShellSuggestion] = field(default_factory=list)
+    # Blocks seen and not read as edits, named when a reply holds no edit at all
+    ignored: list[IgnoredBlock] = field(default_factory=list)
 
 
 class FileSource(Protocol):
@@ -236,6 +241,8 @@ def describe(block: ReplyItem) -> str:
         return f"Insertion {block.position} line {block.line}{where}"
     if isinstance(block, ParseProblem):
         return f"Block at reply lines {block.span.start_line}-{block.span.end_line}"
+    if isinstance(block, IgnoredBlock):
+        return f"The {block.block} at reply lines {block.span.start_line}-{block.span.end_line}"
     return f"Suggested command `{block.command}`"
 
 
@@ -278,6 +285,9 @@ class Planner:
             if isinstance(item, ShellSuggestion):
                 self.plan.suggestions.append(item)
                 continue
+            if isinstance(item, IgnoredBlock):
+                self.plan.ignored.append(item)
+                continue
             change = self._place(item)
             if change is not None:
                 self.plan.changes.append(change)
@@ -285,11 +295,21 @@ class Planner:
         return made
 
     def _place(self, item: EditBlock | ParseProblem) -> Change | None:
+        if isinstance(item, FencedEdit) and item.path is not None and not self._names_file(item):
+            item = replace(item, path=None)
         if (
             isinstance(item, FencedEdit)
             and item.target is None
             and not self.session.accepts_bare_fence(item)
         ):
+            self.plan.ignored.append(
+                IgnoredBlock(
+                    item.span,
+                    f"{FENCE}{item.tag} block",
+                    "it names no file, so it was read as an example; to replace a whole "
+                    "file, put the file's path on the line before the fence",
+                )
+            )
             return None
         change = Change(id=next(self._ids), description=describe(item), status=Status.FAILED)
         change.span = item.span
@@ -343,9 +363,9 @@ class Planner:
                 change,
                 Refused(
                     "file_not_found",
-                    f"File not found: `{item.path}`. It holds spaces, so it is taken for prose "
-                    "rather than the path of a new file; put the file's path alone on the line "
-                    "before the block.",
+                    f"File not found: `{item.path}`. It does not look like a path (a `/`, a "
+                    "`.ext` and no spaces), so it is taken for prose rather than the name of a new "
+                    "file; put the file's path alone on the line before the block.",
                 ),
             )
         resolution = self._resolve(item, text, ref)
@@ -385,6 +405,14 @@ class Planner:
             outcome.moved_to = destination.relative
             change.notes += (f"Moved to `{destination.relative}`.",)
         return change
+
+    def _names_file(self, item: FencedEdit) -> bool:
+        """Whether the path a fenced block names is one: the prose before the fence
+        only may name it (a word, a name in backticks) unless that file exists."""
+        if not item.path_if_exists:
+            return True
+        ref = self.files.locate(item.path or "", allow_tail_match=False)
+        return isinstance(ref, FileRef) and self.files.read(ref) is not None
 
     def _move_destination(self, written: str, source: FileRef) -> FileRef | Refused:
         destination = self.files.locate(written, allow_tail_match=False)
@@ -487,12 +515,12 @@ class Planner:
 
 def _prose_path(item: EditBlock) -> bool:
     """Whether the block's path is the line before it (SEARCH/REPLACE, `««« EDIT`)
-    and reads like prose (it holds spaces)."""
+    and reads like prose rather than a path (`Next`, `Change this`)."""
     return (
         isinstance(item, AnchoredEdit)
         and item.format in ("search_replace", "common_prefix")
         and item.path is not None
-        and any(c.isspace() for c in item.path)
+        and not looks_like_path(PathLine(item.path, quoted=False))
     )
 
 
@@ -542,6 +570,8 @@ def summary(plan: Plan, *, dry_run: bool = False, not_written: str | None = None
     changes = plan.changes
     if not changes:
         lines.append("No edit blocks were found in the reply.")
+        for ignored in plan.ignored:
+            lines.append(f"  • {describe(ignored)} was not read as an edit: {ignored.reason}.")
     else:
         if lines:
             lines.append("")

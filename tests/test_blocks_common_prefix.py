@@ -41,11 +41,10 @@ def test_parse_file_path_with_spaces():
     assert parse_reply(edit("my dir/my file.py", "1\n", "2\n"))[0].path == "my dir/my file.py"
 
 
-def test_skip_empty_path():
+def test_prose_across_a_blank_line_names_no_file():
     reply = "Text\n   \n««« EDIT\n1\n═══════ REPL\n2\n»»» EDIT END\n" + edit("b.py", "3\n", "4\n")
-    problem, item = parse_reply(reply)
-    assert problem.code == "empty_path" and "reply line 2" in problem.message
-    assert item.path == "b.py"
+    first, second = parse_reply(reply)
+    assert first.path is None and second.path == "b.py"
 
 
 def test_skip_unclosed_block():

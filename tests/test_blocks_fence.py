@@ -5,6 +5,7 @@ from lsp_edit.blocks import TagError, parse_fence_tag, parse_reply
 from lsp_edit.blocks.model import (
     AstTarget,
     FencedEdit,
+    IgnoredBlock,
     LineRangeTarget,
     ParseProblem,
     ReplySpan,
@@ -171,8 +172,20 @@ def test_indented_fence_content_loses_the_fence_indentation():
     assert edit.content == ("def f():", "    pass")
 
 
-def test_fence_without_a_tag_is_not_an_edit():
-    assert parse_reply(f"a.py\n{F}\nsome output\n{F}\n") == []
+def test_fence_without_a_tag_or_a_path_is_reported_as_ignored():
+    assert parse_reply(f"Output:\n{F}\nsome output\n{F}\n") == [
+        IgnoredBlock(ReplySpan(2, 4), f"{F} block", "it has no language tag and names no file")
+    ]
+
+
+def test_untagged_fence_after_a_path_line_is_a_whole_file_candidate():
+    (edit,) = parse_reply(f"hello.py\n{F}\nprint(1)\n{F}\n")
+    assert (edit.path, edit.language, edit.target, edit.content) == (
+        "hello.py",
+        "",
+        None,
+        ("print(1)",),
+    )
 
 
 def test_invalid_tag_skips_the_block_and_parsing_continues():
@@ -196,9 +209,16 @@ def test_unclosed_targeted_fence_followed_by_another_targeted_fence_reports_and_
     assert edit.target == AstTarget("A-g", ("A", "g")) and edit.content == ("y",)
 
 
-def test_bare_tagged_fence_opener_inside_a_block_is_content():
-    reply = f"README.md\n{F}markdown\nText\n{F}python\n"
-    assert only(reply + f"{F}\n").content == ("Text", f"{F}python")
+def test_a_tagged_fence_inside_a_block_opens_a_level_the_next_bare_fence_closes():
+    reply = f"README.md\n{F}markdown\n# App\n{F}bash\npip install app\n{F}\nThen run it.\n{F}\n"
+    assert only(reply).content == ("# App", f"{F}bash", "pip install app", F, "Then run it.")
+
+
+def test_a_block_whose_inner_fence_never_closes_is_refused_not_cut_short():
+    reply = f"README.md\n{F}markdown\n# App\n{F}bash\npip install app\n{F}\nThen run it.\n"
+    (problem,) = parse_reply(reply)
+    assert problem.code == "unclosed_block" and problem.span == ReplySpan(2, 7)
+    assert "where the block ends cannot be told" in problem.message
 
 
 # --- shell and json fences ------------------------------------------------------------
@@ -212,8 +232,10 @@ def test_git_commands_in_a_bash_block_are_suggestions_one_per_line():
     ]
 
 
-def test_shell_block_without_git_commands_gives_nothing():
-    assert parse_reply(f"{F}sh\nmake test\n{F}\n") == []
+def test_shell_block_without_git_commands_is_reported_as_ignored():
+    assert parse_reply(f"{F}sh\nmake test\n{F}\n") == [
+        IgnoredBlock(ReplySpan(1, 3), f"{F}sh block", "shell commands are never run")
+    ]
 
 
 def test_json_block_that_is_not_operations_is_a_complete_json_file():

@@ -31,7 +31,12 @@ def test_name_with_an_extension_and_no_slash_is_a_path():
 
 
 def test_word_without_slash_or_extension_is_not_a_path():
-    assert not looks_like_path(clean_path_line("Makefile"))
+    assert not looks_like_path(clean_path_line("Next:"))
+
+
+def test_well_known_file_without_an_extension_is_a_path():
+    assert looks_like_path(clean_path_line("Makefile"))
+    assert looks_like_path(clean_path_line("**Dockerfile**"))
 
 
 def test_url_is_not_a_path():

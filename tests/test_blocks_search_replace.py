@@ -35,18 +35,20 @@ def test_block_at_the_start_of_the_reply_has_no_path():
     assert parse_reply(reply)[0].path is None
 
 
-def test_blank_path_line_is_empty_path_and_the_next_block_still_parses():
+def test_prose_across_a_blank_line_is_not_a_path_and_the_next_block_still_parses():
     reply = (
         "Fix:\n\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
         + "x.py\n"
         + ("<<<<<<< SEARCH\nc\n=======\nd\n>>>>>>> REPLACE\n")
     )
-    problem, edit = parse_reply(reply)
-    assert problem.code == "empty_path" and problem.span == ReplySpan(3, 7)
-    assert (
-        "reply line 2" in problem.message and "directly before `<<<<<<< SEARCH`" in problem.message
-    )
-    assert edit.path == "x.py" and edit.hunks == (Hunk(("c",), ("d",)),)
+    first, second = parse_reply(reply)
+    assert first.path is None and first.span == ReplySpan(3, 7)
+    assert second.path == "x.py" and second.hunks == (Hunk(("c",), ("d",)),)
+
+
+def test_a_path_line_across_a_blank_line_names_the_file():
+    reply = "src/x.py\n\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
+    assert parse_reply(reply)[0].path == "src/x.py"
 
 
 def test_empty_search_creates_a_file():
@@ -137,13 +139,54 @@ def test_nested_opener_inside_the_search_half_is_content_and_the_outer_block_win
     assert parse_reply(reply)[0].hunks == (Hunk(("x", "<<<<<<< SEARCH", "y"), ("z",)),)
 
 
-def test_markers_inside_a_fence_with_an_edit_target_are_content():
+def test_markers_inside_a_fence_with_an_edit_target_are_never_written():
     reply = f"a.py\n{F}python:A-f\n<<<<<<< SEARCH\nx\n=======\n{F}\n"
-    (edit,) = parse_reply(reply)
-    assert edit.content == ("<<<<<<< SEARCH", "x", "=======")
-
-
-def test_block_whose_path_line_is_a_closing_fence_is_empty_path():
-    reply = f"{F}\nout\n{F}\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
     (problem,) = parse_reply(reply)
-    assert problem.code == "empty_path"
+    assert problem.code == "markers_in_content" and "`<<<<<<< SEARCH`" in problem.message
+
+
+def test_block_after_a_fence_of_output_names_no_file():
+    reply = f"{F}\nout\n{F}\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
+    _, edit = parse_reply(reply)
+    assert edit.path is None
+
+
+def test_a_divider_right_before_the_closer_is_a_stray_marker():
+    (edit,) = parse_reply(block("a.py", "x\n", "y\n=======\n"))
+    assert edit.hunks == (Hunk(("x",), ("y",)),) and edit.splits == ()
+
+
+def test_two_dividers_then_the_closer_mean_an_empty_replacement():
+    (edit,) = parse_reply(block("a.py", "x\n", "=======\n"))
+    assert edit.hunks == (Hunk(("x",), ()),) and edit.splits == ()
+
+
+def test_a_divider_where_the_closer_should_be_ends_the_block_before_the_fence():
+    reply = f"a.py\n{F}python\n<<<<<<< SEARCH\nx\n=======\ny\n=======\n{F}\n"
+    (edit,) = parse_reply(reply)
+    assert edit.hunks == (Hunk(("x",), ("y",)),) and edit.span == ReplySpan(3, 7)
+
+
+def test_a_divider_where_the_closer_should_be_ends_the_block_before_the_next_one():
+    reply = "a.py\n<<<<<<< SEARCH\nx\n=======\ny\n=======\n\n" + block("b.py", "z\n", "w\n")
+    first, second = parse_reply(reply)
+    assert first.hunks == (Hunk(("x",), ("y",)),) and first.span == ReplySpan(2, 6)
+    assert second.path == "b.py"
+
+
+def test_a_block_with_dividers_inside_keeps_each_other_split_for_the_resolver():
+    (edit,) = parse_reply(block("a.rst", "Title\n=======\ntext\n", "Title\n=======\nnew\n"))
+    assert edit.hunks == (Hunk(("Title",), ("text", "=======", "Title", "=======", "new")),)
+    assert edit.splits == (
+        Hunk(("Title", "=======", "text"), ("Title", "=======", "new")),
+        Hunk(("Title", "=======", "text", "=======", "Title"), ("new",)),
+    )
+
+
+def test_a_fence_closing_the_wrapper_after_a_second_divider_ends_the_block_with_any_line_ending():
+    reply = "```python\nsrc/x.py\n<<<<<<< SEARCH\na\n=======\nb\n=======\n```\n>>>>>>> REPLACE\n"
+    for ending in ("\n", "\r\n", "\r"):
+        (block, *_) = parse_reply(reply.replace("\n", ending))
+        assert isinstance(block, AnchoredEdit)
+        assert block.hunks == (Hunk(("a",), ("b",)),)
+        assert block.span == ReplySpan(3, 7)

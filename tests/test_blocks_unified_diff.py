@@ -128,9 +128,14 @@ def test_changed_line_after_the_counts_are_used_up_is_malformed():
     assert problem.code == "malformed_diff" and "line 6 `-c`" in problem.message
 
 
-def test_reply_ending_inside_a_counted_hunk_is_unclosed():
+def test_reply_ending_on_a_change_inside_a_counted_hunk_is_unclosed():
     (problem,) = parse_reply("--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a\n-b\n")
     assert problem.code == "unclosed_block" and "may be cut off" in problem.message
+
+
+def test_reply_ending_on_context_in_a_miscounted_hunk_takes_the_hunk_as_written():
+    (edit,) = parse_reply("--- a/x.py\n+++ b/x.py\n@@ -1,9 +1,9 @@\n a\n-b\n+B\n c")
+    assert edit.hunks == (Hunk(("a", "b", "c"), ("a", "B", "c"), 1),)
 
 
 def test_minus_line_without_plus_line_is_prose():

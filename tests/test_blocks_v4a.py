@@ -60,9 +60,26 @@ def test_move_to_sets_the_new_path():
     assert parse_reply(reply)[0].move_to == "b.py"
 
 
-def test_end_of_file_marker_is_accepted():
+def test_end_of_file_marker_marks_the_hunk_as_the_end_of_the_file():
     reply = patch("*** Update File: a.py\n@@\n-x\n+y\n*** End of File\n")
-    assert parse_reply(reply)[0].hunks == (Hunk(("x",), ("y",)),)
+    assert parse_reply(reply)[0].hunks == (Hunk(("x",), ("y",), at_end=True),)
+
+
+def test_markers_with_leading_spaces_are_markers():
+    reply = "*** Begin Patch\n  *** Update File: a.py\n@@\n-x\n+y\n  *** End Patch\n"
+    (edit,) = parse_reply(reply)
+    assert edit.path == "a.py" and edit.hunks == (Hunk(("x",), ("y",)),)
+
+
+def test_a_patch_without_its_begin_line_starts_at_its_first_file_header():
+    (created,) = parse_reply("*** Add File: test.ts\n+content\n*** End Patch")
+    assert created == CreateFile(ReplySpan(1, 2), "test.ts", ("content",), "v4a")
+
+
+def test_a_patch_without_its_begin_line_in_a_fence_ends_with_the_fence():
+    reply = "```\n*** Update File: a.py\n@@\n-x\n+y\n```\n"
+    (edit,) = parse_reply(reply)
+    assert edit.path == "a.py" and edit.hunks == (Hunk(("x",), ("y",)),)
 
 
 def test_several_files_in_one_patch_in_order():
@@ -116,3 +133,18 @@ def test_closing_fence_ends_a_patch_without_end_patch():
 def test_fence_lines_inside_a_hunk_are_content():
     reply = patch(f"*** Update File: README.md\n@@\n {F}bash\n-ls\n+ls -la\n {F}\n")
     assert parse_reply(reply)[0].hunks == (Hunk((f"{F}bash", "ls", F), (f"{F}bash", "ls -la", F)),)
+
+
+def test_a_patch_without_begin_or_end_lines_ending_on_context_is_whole():
+    (edit,) = parse_reply("*** Update File: a.py\n@@\n x\n-y\n+z\n w\n")
+    assert edit.hunks == (Hunk(("x", "y", "w"), ("x", "z", "w")),)
+
+
+def test_a_patch_without_begin_or_end_lines_ending_on_a_change_may_be_cut_off():
+    (problem,) = parse_reply("*** Update File: a.py\n@@\n x\n-y\n+z\n")
+    assert problem.code == "unclosed_block"
+
+
+def test_a_patch_with_its_begin_line_but_no_end_line_may_be_cut_off():
+    (problem,) = parse_reply("*** Begin Patch\n*** Update File: a.py\n@@\n x\n-y\n+z\n w\n")
+    assert problem.code == "unclosed_block"

@@ -442,3 +442,79 @@ def test_summary_counts_one_line_in_the_singular(workspace, tmp_path):
     assert summary(plan(workspace, reply)).splitlines()[0] == (
         "File 'one.txt' has been updated. It now has 1 line."
     )
+
+
+def test_a_word_that_is_not_a_path_before_an_empty_search_never_becomes_a_file(workspace):
+    reply = "Next:\n<<<<<<< SEARCH\n=======\nprint(1)\n>>>>>>> REPLACE\n"
+    (change,) = plan(workspace, reply).changes
+    assert change.status is Status.FAILED and change.code == "file_not_found"
+    assert not (workspace.root / "Next").exists()
+
+
+def test_an_existing_file_without_extension_named_before_a_block_is_edited(workspace):
+    (workspace.root / "run").write_text("echo old\n")
+    result = plan(workspace, "run\n<<<<<<< SEARCH\necho old\n=======\necho new\n>>>>>>> REPLACE\n")
+    assert after(result, "run") == "echo new\n"
+
+
+def test_a_reply_without_edits_names_each_block_it_ignored(workspace):
+    reply = (
+        f"Run:\n{FENCE}bash\nmake test\n{FENCE}\n\nFor example:\n{FENCE}python\nprint(1)\n{FENCE}\n"
+    )
+    assert summary(plan(workspace, reply)) == (
+        "No edit blocks were found in the reply.\n"
+        f"  • The {FENCE}bash block at reply lines 2-4 was not read as an edit: shell "
+        "commands are never run.\n"
+        f"  • The {FENCE}python block at reply lines 7-9 was not read as an edit: it names no "
+        "file, so it was read as an example; to replace a whole file, put the file's path on "
+        "the line before the fence."
+    )
+
+
+def test_a_heading_underline_in_search_replace_is_read_where_the_search_text_is_found(workspace):
+    (workspace.root / "doc.rst").write_text("Intro\n\nTitle\n=======\n\nold text\n")
+    reply = (
+        "doc.rst\n<<<<<<< SEARCH\nTitle\n=======\n\nold text\n"
+        "=======\nTitle\n=======\n\nnew text\n>>>>>>> REPLACE\n"
+    )
+    result = plan(workspace, reply)
+    assert after(result, "doc.rst") == "Intro\n\nTitle\n=======\n\nnew text\n"
+    assert "the one after its first 4 lines was read as the divider" in result.changes[0].notes[0]
+
+
+def test_a_doubled_divider_before_the_closer_deletes_the_lines_not_writes_the_marker(workspace):
+    reply = "notes.txt\n<<<<<<< SEARCH\ntwo\n=======\n=======\n>>>>>>> REPLACE\n"
+    assert after(plan(workspace, reply), "notes.txt") == "one\nthree\nfour\nfive\n"
+
+
+def test_a_byte_order_mark_copied_at_the_start_of_search_still_matches(workspace):
+    reply = "notes.txt\n<<<<<<< SEARCH\n\ufeffone\n=======\n1\n>>>>>>> REPLACE\n"
+    assert after(plan(workspace, reply), "notes.txt") == "1\ntwo\nthree\nfour\nfive\n"
+
+
+def test_aider_whole_file_layout_a_path_line_then_an_untagged_fence_replaces_the_file(workspace):
+    reply = f"notes.txt\n{FENCE}\none\nTWO\nthree\nfour\nfive\n{FENCE}\n"
+    assert after(plan(workspace, reply), "notes.txt") == "one\nTWO\nthree\nfour\nfive\n"
+
+
+def test_an_existing_file_without_extension_named_before_a_fence_is_its_file(workspace):
+    (workspace.root / "tmpa1b2").write_text("one\ntwo\n")
+    reply = f"Do this:\n\ntmpa1b2\n{FENCE}\nnew\ntwo\n{FENCE}\n"
+    assert after(plan(workspace, reply), "tmpa1b2") == "new\ntwo\n"
+
+
+def test_a_word_before_a_fence_that_names_no_existing_file_is_prose(workspace):
+    result = plan(workspace, f"Example\n{FENCE}python\nprint(1)\n{FENCE}\n")
+    assert result.changes == [] and [item.block for item in result.ignored] == [
+        f"{FENCE}python block"
+    ]
+
+
+def test_a_file_named_in_backticks_before_a_fence_is_replaced_only_when_it_exists(workspace):
+    reply = (
+        f"Here is the new `notes.txt`:\n\n{FENCE}\n1\n2\n{FENCE}\n\n"
+        f"And `missing.txt`:\n\n{FENCE}\nx\n{FENCE}\n"
+    )
+    result = plan(workspace, reply)
+    assert after(result, "notes.txt") == "1\n2\n"
+    assert not (workspace.root / "missing.txt").exists() and len(result.ignored) == 1

@@ -382,3 +382,49 @@ def test_line_numbers_that_do_not_count_up_are_text() -> None:
     edit = block(hunk("1 | function one() {\n3 |     return 1;", "x"))
     result, _ = apply("function one() {\n    return 1;\n}\n", edit)
     assert isinstance(result, Refused) and result.code == "not_found"
+
+
+def test_end_of_file_hunk_picks_the_match_that_ends_the_file() -> None:
+    source = "x\nend\nx\nend\n"
+    edit = block(Hunk(("x", "end"), ("x", "END"), at_end=True), fmt="v4a")
+    result, after = apply(source, edit)
+    assert isinstance(result, Placed) and after == "x\nend\nx\nEND\n"
+
+
+def test_end_of_file_hunk_without_old_lines_appends_to_the_file() -> None:
+    edit = block(Hunk((), ("added",), at_end=True), fmt="v4a")
+    assert apply("one\ntwo\n", edit)[1] == "one\ntwo\nadded\n"
+
+
+def test_patch_hunk_that_only_adds_lines_and_names_no_place_appends_them() -> None:
+    assert apply("one\ntwo\n", block(hunk("", "three"), fmt="v4a"))[1] == "one\ntwo\nthree\n"
+
+
+def test_a_shortened_signature_in_a_scope_line_finds_the_full_one() -> None:
+    source = "class H {\n  async process(input: any) {\n    return send(input)\n  }\n}\n"
+    edit = block(
+        hunk("    return send(input)", "    return retry(input)", scope=("async process()",)),
+        fmt="v4a",
+    )
+    assert apply(source, edit)[1] == source.replace("send(input)", "retry(input)")
+
+
+def test_patch_context_indented_unevenly_is_kept_when_the_removed_lines_match() -> None:
+    source = "class A {\n  method() {\n    oldCode()\n  }\n}\n"
+    edit = block(hunk("method() {\n    oldCode()\n}", "method() {\n    newCode()\n}"), fmt="v4a")
+    result, after = apply(source, edit)
+    assert isinstance(result, Placed) and result.strategy == "context_indentation"
+    assert after == source.replace("oldCode", "newCode")
+
+
+def test_patch_whose_removed_lines_are_indented_unevenly_is_refused() -> None:
+    source = "a\n  b\n    c\n"
+    edit = block(hunk("a\n    b\n  c", "a\nB\nC"), fmt="v4a")
+    result, after = apply(source, edit)
+    assert isinstance(result, Refused) and after == source
+
+
+def test_search_replace_context_is_never_matched_with_uneven_indentation() -> None:
+    source = "class A {\n  method() {\n    oldCode()\n  }\n}\n"
+    edit = block(hunk("method() {\n    oldCode()\n}", "method() {\n    newCode()\n}"))
+    assert isinstance(apply(source, edit)[0], Refused)

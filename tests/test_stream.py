@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_edit.blocks import ReplyStream, parse_reply
-from lsp_edit.blocks.model import AnchoredEdit, FencedEdit, ReplySpan
+from lsp_edit.blocks.model import AnchoredEdit, FencedEdit, ParseProblem, ReplySpan
 
 F = "```"
 
@@ -36,6 +36,19 @@ FRAGMENTS = [
     "@@ -1 +1 @@\n",
     "-x\n",
     '[{"op": "delete_lines", "start_line": 1, "end_line": 1}]\n',
+    "src/y.py\n\n",
+    "...\n",
+    "<source>python\n",
+    "</source>\n",
+    f"{F}markdown\n# T\n{F}bash\nx\n{F}\n{F}\n",
+    f"{F}python\nword_count.py\n{F}\n",
+    f"{F}bash\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n{F}\n",
+    f"{F}python:app/x.py\nprint(1)\n{F}\n",
+    f"{F}\n# app/x.py\n",
+    f"x.py\n{F}python\nold\n=======\nnew\n>>>>>>> REPLACE\n{F}\n",
+    "a.rst\n<<<<<<< SEARCH\nT\n=======\nx\n=======\nT\n=======\ny\n=======\n>>>>>>> REPLACE\n",
+    f"{F}python\n<<<<<<< SEARCH\na\n=======\nb\n=======\n{F}\n",
+    "b.py\n<<<<<<< SEARCH\na\n=======\nb\n=======\n\n",
 ]
 
 
@@ -199,10 +212,13 @@ def test_search_replace_halves_come_back_line_for_line(old, new, cuts):
     st.lists(st.sampled_from([*CONTENT_LINES, "<<<<<<< SEARCH", "=======", "»»»"]), max_size=80),
     st.lists(st.integers(0, 2000), max_size=8),
 )
-def test_fenced_block_content_comes_back_line_for_line(content, cuts):
+def test_fenced_block_content_comes_back_line_for_line_unless_it_holds_markers(content, cuts):
     reply = "\n".join(["a.py", f"{F}python:3:5", *content, F, ""])
     (edit,) = fed_in_pieces(reply, cuts)
-    assert isinstance(edit, FencedEdit) and edit.content == tuple(content)
+    if {"<<<<<<< HEAD", "<<<<<<< SEARCH", "»»»"} & set(content):
+        assert isinstance(edit, ParseProblem) and edit.code == "markers_in_content"
+    else:
+        assert isinstance(edit, FencedEdit) and edit.content == tuple(content)
 
 
 @settings(max_examples=200, deadline=None)

@@ -32,11 +32,11 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
-    empty_path_problem,
     for_path,
     span,
     split_block,
     where,
+    without_bom,
 )
 
 OPENER = "««« EDIT"
@@ -142,14 +142,10 @@ class CommonPrefixBlock:
         self._unclosed(last_line, f"the reply ended at line {last_line}")
 
     def _complete(self, end: int) -> None:
-        if self.path.empty_line is not None:
-            self.emit(
-                empty_path_problem("`««« EDIT`", OPENER, self.start, end, self.path.empty_line)
-            )
-            return
         self.completed = True
-        old = (*self._leading, *self._old, *self._trailing)
-        new = (*self._leading, *self._new, *self._trailing)
+        leading = without_bom(self._leading)
+        old = (*leading, *without_bom(self._old), *self._trailing)
+        new = (*leading, *without_bom(self._new), *self._trailing)
         self.emit(
             AnchoredEdit(span(self.start, end), self.path.path, "common_prefix", (Hunk(old, new),))
         )

@@ -10,12 +10,25 @@ Tag grammar (the first word of the info string):
                           split on `-` `.` `::` `/`
     lang:Path:before|after|remove                            AstTarget(action=...)
 
+A tag whose tail is a file path (`python:app/utils.py`, `app/utils.py`, or a
+later word `title="app/utils.py"`) names the block's file instead (see
+`paths.tag_path`).
+
 A fence opens with 3+ backticks or tildes and closes with a line of the same
-character, at least as long, with nothing else but whitespace. Untagged and
-shell fences are not edits; shell fences yield the git commands they hold; a
-``` ```json ``` fence holding operations yields them. A fence with a bare tag (or
-none) whose content turns out to hold SEARCH/REPLACE, `««« EDIT`, a V4A patch
-or a unified diff is a *wrapper*: its content is read as those blocks.
+character, at least as long, with nothing else but whitespace. Inside it, a fence
+line with an info string (```` ```bash ````) at least as long opens a nested
+level, which the next bare fence closes: a README in a ```` ```markdown ```` block
+keeps its ```` ```bash ```` blocks. A block whose levels are still open when the
+reply ends is refused, never cut short.
+
+Shell fences are not edits (they yield the git commands they hold); a
+```` ```json ```` fence holding operations yields them; an untagged fence is an
+edit only when a path names its file. A fence without an edit target whose
+content turns out to hold SEARCH/REPLACE, `««« EDIT` or a V4A patch (or, in a
+fence that is not a shell or JSON block, a unified diff) is a *wrapper*: its
+content is read as those blocks. An edit whose content holds edit markers
+(`>>>>>>> REPLACE`, `<<<<<<< HEAD`, `»»» EDIT END`) is refused: they are never
+written into a file.
 """
 
 from __future__ import annotations
@@ -23,30 +36,37 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lsp_edit.blocks.markers import is_block_opener
+from lsp_edit.blocks.markers import is_block_opener, is_patch_file_header
 from lsp_edit.blocks.model import (
     AstAction,
     AstTarget,
     FencedEdit,
+    IgnoredBlock,
     LineRangeTarget,
     ParseProblem,
     ShellSuggestion,
 )
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
+from lsp_edit.blocks.paths import comment_path, path_or_none, tag_path
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
     Emit,
     Plain,
     ReplyLine,
     Step,
+    shown,
     span,
     split_block,
     where,
+    without_bom,
 )
 from lsp_edit.blocks.unified_diff import UnifiedDiff
 from lsp_edit.positions import PositionError, parse_line_tail
 
-SHELL_TAGS = frozenset({"bash", "sh", "shell", "console", "zsh"})
+SHELL_TAGS = frozenset(
+    {"bash", "sh", "shell", "console", "zsh", "fish", "ksh", "csh", "tcsh", "shellsession"}
+    | {"cmd", "bat", "batch", "powershell", "ps1", "pwsh"}
+)
 DIFF_TAGS = frozenset({"diff", "patch", "udiff"})
 AST_ACTIONS: tuple[AstAction, ...] = ("before", "after", "remove")
 
@@ -67,7 +87,21 @@ _WHOLE_UNWRAPPED = re.compile(
     rf".*\n)*+){_CLOSING}"
 )
 _NOT_CONTENT = Plain(re.compile(rf"^{FENCE_LINE}", re.MULTILINE))
-_NOT_SHELL = Plain(re.compile(rf"^{FENCE_LINE}|^[^\S\n]*(?:\$[^\S\n]*)?git", re.MULTILINE))
+_NOT_SHELL = Plain(
+    re.compile(
+        rf"^{FENCE_LINE}|^[^\S\n]*(?:\$[^\S\n]*)?git|^[^\S\n]*(?:<<<<<|«««|\*\*\*)", re.MULTILINE
+    )
+)
+_NOT_OPENER = Plain(re.compile(rf"^{FENCE_LINE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)", re.MULTILINE))
+# Lines that must never be written into a file: the markers of edit blocks and of
+# merge conflicts (a lone `=======` is a heading underline in Markdown and rst).
+_MARKER = re.compile(
+    r"<{5,9}(?:[ \t].*)?|>{5,9}(?:[ \t]*\w+)?|«««[ \t]*EDIT|»»»(?:[ \t]*EDIT[ \t]+END)?"
+    r"|═{3,}[ \t]*REPL|\*\*\*[ \t]*(?:Begin|End)[ \t]+Patch",
+    re.IGNORECASE,
+)
+_MARKER_LINE = re.compile(rf"^[^\S\n]*(?:{_MARKER.pattern})[^\S\n]*$", re.MULTILINE | re.IGNORECASE)
+_TITLE = re.compile(r"(?:title|file|filename|path|name)=[\"']?(?P<path>[^\"'\s]+)[\"']?", re.I)
 _NOT_WRAPPED = Plain(
     re.compile(
         rf"^{FENCE_LINE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)|^ *(?:diff --git |--- )", re.MULTILINE
@@ -98,7 +132,7 @@ def parse_fence_tag(info: str) -> tuple[str, FenceTarget] | TagError:
         return "", None
     tag = words[0]
     language, colon, rest = tag.partition(":")
-    if not colon:
+    if not colon or tag_path(rest) is not None:
         return language, None
     if not language:
         code = "invalid_line_range" if rest[:1].isdigit() else "invalid_ast_path"
@@ -106,6 +140,23 @@ def parse_fence_tag(info: str) -> tuple[str, FenceTarget] | TagError:
     if rest[:1].isdigit() or (rest[:1] == "-" and rest[1:2].isdigit()):
         return _line_range(tag, language, rest)
     return _ast_path(tag, language, rest)
+
+
+def fence_tag_path(info: str) -> str | None:
+    """The file a fence's info string names: its tag's tail (`python:app/utils.py`),
+    the tag itself (`app/utils.py`), or a later word (`title="app/utils.py"`)."""
+    words = info.split()
+    if not words:
+        return None
+    _, colon, rest = words[0].partition(":")
+    found = tag_path(rest if colon else words[0])
+    if found is not None:
+        return found
+    for word in words[1:]:
+        titled = _TITLE.fullmatch(word)
+        if titled is not None:
+            return path_or_none(titled["path"])
+    return None
 
 
 def _line_range(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] | TagError:
@@ -206,7 +257,6 @@ class Wrapper:
 
     opener: FenceOpener
     opener_line: int
-    line_before: str | None
     is_diff: bool
     found: int = 0
 
@@ -219,17 +269,20 @@ class FenceBlock:
         opener: FenceOpener,
         line: ReplyLine,
         path: str | None,
-        line_before: str | None,
         emit: Emit,
+        *,
+        path_if_exists: bool = False,
     ) -> None:
         self.opener = opener
         self.start = line.number
-        self.path = path
-        self.line_before = line_before
         self.emit = emit
         self.content: list[str] = []
         self.successor: UnifiedDiff | None = None
+        self.names_path: str | None = None  # a fence holding only a path names it
         self._pending_minus: ReplyLine | None = None
+        self._nested: list[tuple[int, int]] = []  # open inner fences: (length, reply line)
+        self._inner_line = 0  # the first fence opened inside this one
+        self.suggested = False  # a shell block gave git commands
         parsed = parse_fence_tag(opener.info)
         self.error: TagError | None = None
         self.language = ""
@@ -238,59 +291,86 @@ class FenceBlock:
             self.error = parsed
         else:
             self.language, self.target = parsed
+        carried = fence_tag_path(opener.info) if self.target is None else None
+        if carried is not None:
+            if carried == opener.info.split()[0]:
+                self.language = ""  # the tag is the path itself
+            path = carried
+            path_if_exists = False
+        self.path = path
+        self.path_if_exists = path_if_exists
         lower = self.language.lower()
         self.is_shell = self.error is None and self.target is None and lower in SHELL_TAGS
         self.is_json = self.error is None and self.target is None and lower == "json"
-        self.can_wrap = (
-            self.error is None and self.target is None and not (self.is_shell or self.is_json)
-        )
+        self.can_wrap = self.error is None and self.target is None
+        # shell and JSON content never starts with a diff header, prose may
+        self.wraps_diffs = self.can_wrap and not (self.is_shell or self.is_json)
 
     def wrapper(self) -> Wrapper:
-        return Wrapper(self.opener, self.start, self.line_before, is_diff=False)
+        return Wrapper(self.opener, self.start, is_diff=False)
 
     def take(self, line: ReplyLine) -> Step:
-        if self.opener.closed_by(line.raw):
+        raw = line.raw
+        if self._nested:
+            closer = _CLOSER.fullmatch(raw)
+            if closer is not None and self._closes_nested(closer.group("fence")):
+                self._nested.pop()
+                self.content.append(self.opener.dedent(raw))
+                return Step.CONTINUE
+        elif self.opener.closed_by(raw):
             self._flush_pending()
             self._close(line.number)
             return Step.DONE
-        text = self.opener.dedent(line.raw)
-        if self.is_shell:
-            command = _GIT_COMMAND.fullmatch(text)
-            if command is not None:
-                self.emit(ShellSuggestion(span(line.number, line.number), command.group(1)))
-            return Step.CONTINUE
+        text = self.opener.dedent(raw)
         if self.can_wrap:
             pending = self._pending_minus
             if pending is not None:
                 self._pending_minus = None
                 if text.startswith("+++ "):
-                    plus = ReplyLine(text, line.number, line.raw)
+                    plus = ReplyLine(text, line.number, raw)
                     self.successor = UnifiedDiff.from_headers(pending, plus, self.emit)
                     return Step.WRAP
                 self.content.append(pending.text)
-            if is_block_opener(text.strip()) or text.startswith("diff --git "):
+            stripped = text.strip()
+            if is_block_opener(stripped) or is_patch_file_header(stripped):
                 return Step.WRAP
-            if text.startswith("--- "):
-                self._pending_minus = ReplyLine(text, line.number, line.raw)
-                return Step.CONTINUE
-        elif self.target is not None and self._opens_next_edit(line.raw):
+            if self.wraps_diffs:
+                if text.startswith("diff --git "):
+                    return Step.WRAP
+                if text.startswith("--- "):
+                    self._pending_minus = ReplyLine(text, line.number, raw)
+                    return Step.CONTINUE
+        elif self.target is not None and self._opens_next_edit(raw):
             self._report_unclosed(
-                line.number - 1, f"a new fence `{line.raw.strip()}` opened at line {line.number}"
+                line.number - 1, f"a new fence `{raw.strip()}` opened at line {line.number}"
             )
             return Step.REDO
+        if self._path_then_fence(raw):
+            return Step.REDO
+        if self.is_shell:
+            command = _GIT_COMMAND.fullmatch(text)
+            if command is not None:
+                self.suggested = True
+                self.emit(ShellSuggestion(span(line.number, line.number), command.group(1)))
+            self.content.append(text)  # a path line, should the block wrap others
+            return Step.CONTINUE
+        nested = self._opens_nested(raw)
+        if nested:
+            self._nested.append((nested, line.number))
+            self._inner_line = self._inner_line or line.number
         self.content.append(text)
         return Step.CONTINUE
 
     def plain(self) -> Plain | None:
         if self.is_shell:
             return _NOT_SHELL
+        if self.is_json:
+            return _NOT_OPENER
         if self.can_wrap:
             return _NOT_WRAPPED if self._pending_minus is None else None
         return _NOT_CONTENT
 
     def take_plain(self, lines: list[str], first: int) -> None:
-        if self.is_shell:
-            return
         indent = self.opener.indent
         if indent:
             dedent = self.opener.dedent
@@ -313,8 +393,40 @@ class FenceBlock:
         self._flush_pending()
         if self.error is not None:
             self._report_error(self.error, last_line)
-        elif self.target is not None or (self.language and not self.is_shell):
+        elif self._inner_line:
+            self._report_unclosed(
+                last_line,
+                f"the reply ended at line {last_line}, and a fence opened inside it at line "
+                f"{self._inner_line}, so where the block ends cannot be told",
+                self.opener.char * (self._nested[-1][0] if self._nested else self.opener.length),
+            )
+        elif self.target is not None or (self.language and not self.is_shell) or self.path:
             self._report_unclosed(last_line, f"the reply ended at line {last_line}")
+
+    def _path_then_fence(self, raw: str) -> bool:
+        """```` ``` ```` / `src/app.js` / ```` ```javascript ````: a fence holding only
+        a path, whose closing fence the model wrote as the next block's opener. It
+        names that block's file and ends here."""
+        if len(self.content) != 1 or self.target is not None or self.path is not None:
+            return False
+        inner = match_opener(raw)
+        if inner is None or not inner.info or inner.char != self.opener.char:
+            return False
+        return self._names_a_path()
+
+    def _opens_nested(self, raw: str) -> int:
+        """The length of a fence line with a language tag right after it (```` ```bash ````)
+        and as long as ours: a fence inside this one (`` ``` not a close `` is
+        content); 0 for any other line."""
+        inner = match_opener(raw)
+        if inner is None or inner.char != self.opener.char or inner.length < self.opener.length:
+            return 0
+        after = raw.lstrip()[inner.length : inner.length + 1]
+        return inner.length if after.isalpha() else 0
+
+    def _closes_nested(self, fence: str) -> bool:
+        length, _ = self._nested[-1]
+        return fence[0] == self.opener.char and len(fence) >= length
 
     def _flush_pending(self) -> None:
         if self._pending_minus is not None:
@@ -335,20 +447,68 @@ class FenceBlock:
         if self.error is not None:
             self._report_error(self.error, end)
             return
-        if self.is_shell or not self.language:
+        if self.is_shell:
+            if not self.suggested:
+                self._ignore(end, "shell commands are never run")
             return
         if self.is_json and self._json(end):
+            return
+        path = self.path
+        if path is None and self.target is None:
+            if self._names_a_path():
+                return
+            path = comment_path(self.content[0]) if self.content else None
+        if not self.language and path is None:
+            self._ignore(end, "it has no language tag and names no file")
+            return
+        without_bom(self.content)
+        if self._refused_for_markers(end, path):
             return
         self.emit(
             FencedEdit(
                 span(self.start, end),
-                self.path,
+                path,
                 self.language,
                 self.opener.info,
                 self.target,
                 tuple(self.content),
+                path_if_exists=self.path_if_exists and path == self.path,
             )
         )
+
+    def _refused_for_markers(self, end: int, path: str | None) -> bool:
+        """Content holding an edit or conflict marker is never written into a file."""
+        marker = _first_marker(self.content)
+        if marker is None:
+            return False
+        number, text = marker
+        self.emit(
+            ParseProblem(
+                span(self.start, end),
+                "markers_in_content",
+                f"fenced block at {where(self.start, end)} holds the edit marker {shown(text)} "
+                f"(reply line {self.start + 1 + number}); it was skipped, never written into "
+                "the file. A SEARCH/REPLACE block is `<<<<<<< SEARCH`, the old lines, "
+                "`=======`, the new lines, `>>>>>>> REPLACE`.",
+                path,
+            )
+        )
+        return True
+
+    def _names_a_path(self) -> bool:
+        """A fence holding only a file path (DeepSeek writes the path fenced, then
+        the block in a second fence): it names the next block's file."""
+        lines = (line for line in self.content if line.strip())
+        first = next(lines, None)
+        if first is None or next(lines, None) is not None:
+            return False
+        self.names_path = path_or_none(first)
+        return self.names_path is not None
+
+    def _ignore(self, end: int, reason: str) -> None:
+        fence = self.opener.char * self.opener.length
+        tag = self.opener.info.split()[0] if self.opener.info else ""
+        self.emit(IgnoredBlock(span(self.start, end), f"{fence}{tag} block", reason))
 
     def _json(self, end: int) -> bool:
         """Operations in a ```json block; False when the block is an ordinary JSON file."""
@@ -382,14 +542,25 @@ class FenceBlock:
             )
         )
 
-    def _report_unclosed(self, end: int, reason: str) -> None:
+    def _report_unclosed(self, end: int, reason: str, closer: str | None = None) -> None:
         fence = self.opener.char * self.opener.length
         self.emit(
             ParseProblem(
                 span(self.start, end),
                 "unclosed_block",
                 f"fenced block `{fence}{self.opener.info}` opened at reply line {self.start} was "
-                f"never closed ({reason}); it was skipped. Close it with a line `{fence}`.",
+                f"never closed ({reason}); it was skipped. Close it with a line "
+                f"`{closer or fence}`.",
                 self.path,
             )
         )
+
+
+def _first_marker(content: list[str]) -> tuple[int, str] | None:
+    """The first line of `content` that is an edit or conflict marker, with its index
+    (one search over the joined lines: most content has none)."""
+    text = "\n".join(content)
+    found = _MARKER_LINE.search(text)
+    if found is None:
+        return None
+    return text.count("\n", 0, found.start()), found.group().strip()

@@ -11,6 +11,9 @@ import re
 _SEARCH_OPENER = re.compile(r"<{5,9}(?:[ \t]*SEARCH)?", re.IGNORECASE)
 _EDIT_OPENER = re.compile(r"«««[ \t]*EDIT")
 _BEGIN_PATCH = re.compile(r"\*\*\*[ \t]*Begin Patch", re.IGNORECASE)
+PATCH_FILE_HEADER = re.compile(
+    r"\*\*\*[ \t]*(Update|Add|Delete)[ \t]+File[ \t]*:(.*)", re.IGNORECASE
+)
 
 
 def is_search_opener(stripped: str) -> bool:
@@ -28,6 +31,12 @@ def is_patch_opener(stripped: str) -> bool:
     return stripped.startswith("***") and _BEGIN_PATCH.fullmatch(stripped) is not None
 
 
+def is_patch_file_header(stripped: str) -> bool:
+    """`*** Update File: path` (or `Add`, `Delete`): a patch that left out its
+    `*** Begin Patch` starts there."""
+    return stripped.startswith("***") and PATCH_FILE_HEADER.fullmatch(stripped) is not None
+
+
 def is_block_opener(stripped: str) -> bool:
-    """Any of the three openers above."""
+    """`<<<<<<< SEARCH`, `««« EDIT` or `*** Begin Patch`."""
     return is_search_opener(stripped) or is_edit_opener(stripped) or is_patch_opener(stripped)

@@ -57,7 +57,9 @@ class FencedEdit:
 
     `target` is None for a bare language tag (complete file). `tag` is the fence
     info string as written (`python:Client-chat`), `language` its first part.
-    `path` is the file named just before the fence, if any.
+    `path` is the file named just before the fence, if any; `path_if_exists` when
+    the prose there only may name it (a bare word, a name in backticks): it counts
+    only if that file exists.
     """
 
     span: ReplySpan
@@ -66,6 +68,7 @@ class FencedEdit:
     tag: str
     target: AstTarget | LineRangeTarget | None
     content: tuple[str, ...]
+    path_if_exists: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,8 @@ class Hunk:
     each hunk line in order (` ` kept, `-` removed, `+` added) where the format
     says which lines are kept (diffs, patches); empty for SEARCH/REPLACE. It says
     how the lines pair up, not what the hunk changes, so equality ignores it.
+    `at_end` (V4A `*** End of File`) says the old lines end the file, and a hunk
+    without old lines appends there.
     """
 
     old_lines: tuple[str, ...]
@@ -89,6 +94,7 @@ class Hunk:
     scope: tuple[str, ...] = ()
     final_newline: bool | None = None
     ops: str = field(default="", compare=False)
+    at_end: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,10 @@ class AnchoredEdit:
     for one file: its hunks, placed in order, each on the result of the one before.
 
     `move_to` is the new path of a V4A `*** Move to:` or a renaming diff.
+
+    `splits` holds the other ways to read a SEARCH/REPLACE block with more than one
+    `=======` line, one hunk per other divider (`hunks` splits at the first); the
+    resolver uses the one whose SEARCH half is found in the file.
     """
 
     span: ReplySpan
@@ -104,6 +114,7 @@ class AnchoredEdit:
     format: AnchoredFormat
     hunks: tuple[Hunk, ...]
     move_to: str | None = None
+    splits: tuple[Hunk, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -182,11 +193,24 @@ class ShellSuggestion:
 
 
 @dataclass(frozen=True)
+class IgnoredBlock:
+    """A block that was seen and is not an edit (a fence naming no file, a shell
+    block), with why; reported so that "no edit blocks" never hides it.
+
+    `block` names it as the reply wrote it (`` ```bash `` block).
+    """
+
+    span: ReplySpan
+    block: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class ParseProblem:
     """A block that was skipped because it is malformed, with the reason.
 
     `code` is stable (clients and tests rely on it): `unclosed_block`,
-    `missing_separator`, `empty_path`, `invalid_json`, `invalid_operation`,
+    `missing_separator`, `markers_in_content`, `invalid_json`, `invalid_operation`,
     `invalid_line_range`, `invalid_ast_path`, `malformed_patch`, `malformed_diff`.
     """
 
@@ -201,5 +225,8 @@ EditBlock = (
 )
 """Everything that changes a file."""
 
-ReplyItem = EditBlock | ShellSuggestion | ParseProblem
+Notice = ShellSuggestion | IgnoredBlock
+"""What a parser reports that is never a change."""
+
+ReplyItem = EditBlock | Notice | ParseProblem
 """Everything a parser reports, in reply order."""

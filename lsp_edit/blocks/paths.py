@@ -1,9 +1,11 @@
-"""Reading the file path an LLM writes on the line before a block.
+"""Reading the file path an LLM writes near a block.
 
-LLMs decorate that line in many ways: `src/x.py`, `**src/x.py**`, `` `src/x.py` ``,
-`# File: src/x.py`, `File: src/x.py`, `src/x.py:`. `clean_path_line` removes the
-decoration; `looks_like_path` decides whether a cleaned line is a path at all
-(for fenced blocks, where the line before is often prose like "Here is the fix:").
+LLMs decorate a path line in many ways: `src/x.py`, `**src/x.py**`, `` `src/x.py` ``,
+`# File: src/x.py`, `**File: `src/x.py`**`, `File: src/x.py`, `src/x.py:`, or a
+comment such as `// src/x.ts` as the first line inside a fence. `clean_path_line`
+removes the decoration; `looks_like_path` decides whether a cleaned line is a
+path at all (prose like "Here is the fix:" or "Next:" is not). `tag_path` reads a
+path carried by a fence tag (```` ```python:app/utils.py ````).
 """
 
 from __future__ import annotations
@@ -13,10 +15,65 @@ from dataclasses import dataclass
 
 _HEADING = re.compile(r"^#{1,6}\s+")
 _LABEL = re.compile(r"^[*_]*(?:file|filename|file name|filepath|path)\s*:[*_]*\s*", re.IGNORECASE)
-_EXTENSION = re.compile(r"\.[A-Za-z0-9_+-]+$")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9_+-]*[A-Za-z][A-Za-z0-9_+-]*$")
 _QUOTES = "\"'"
 _DECORATED = "#*_`\"'"  # first characters of the decorations removed below
 _SPACE = re.compile(r"\s")
+_NOT_IN_PATHS = re.compile(r'[<>|"?*]')  # markup (`</div>`), globs, shell
+# A comment holding only a path: `// src/x.ts`, `<!-- index.html -->`, `/* a.css */`
+_COMMENT = re.compile(
+    r"(?://+|--|;+|#+)\s*(?P<a>\S.*?)\s*|<!--\s*(?P<b>.*?)\s*-->|/\*\s*(?P<c>.*?)\s*\*/"
+)
+
+# Files that are usually written without an extension.
+KNOWN_NAMES = frozenset(
+    {
+        "Makefile",
+        "makefile",
+        "GNUmakefile",
+        "Dockerfile",
+        "Containerfile",
+        "Jenkinsfile",
+        "Vagrantfile",
+        "Procfile",
+        "Gemfile",
+        "Rakefile",
+        "Brewfile",
+        "Podfile",
+        "Pipfile",
+        "Justfile",
+        "justfile",
+        "Caddyfile",
+        "Snakefile",
+        "Earthfile",
+        "Tiltfile",
+        "BUILD",
+        "WORKSPACE",
+        "LICENSE",
+        "LICENCE",
+        "COPYING",
+        "README",
+        "CHANGELOG",
+        "AUTHORS",
+        "CONTRIBUTORS",
+        "NOTICE",
+        "CODEOWNERS",
+        "VERSION",
+        "MANIFEST",
+    }
+)
+
+# Extensions of source and text files: what tells `python:app/utils.py` (a path)
+# from `python:Client.chat` (an AST path).
+_SOURCE_EXTENSIONS = """
+    py pyi pyx ipynb js jsx mjs cjs ts tsx mts cts vue svelte astro go rs java kt kts scala
+    groovy gradle c h cc cpp cxx hpp hh hxx m mm cs fs fsx vb rb erb php swift dart lua r
+    jl ex exs erl hrl clj cljs hs ml mli elm zig nim v sv vhd sol pl pm tcl sh bash zsh
+    fish ps1 bat cmd sql graphql gql proto thrift html htm css scss sass less xml xsl svg
+    json jsonc json5 yaml yml toml ini cfg conf env properties md mdx rst txt adoc tex
+    csv tsv lock mod sum tf hcl nix cmake mk dockerfile gitignore editorconfig
+"""
+SOURCE_EXTENSIONS = frozenset(_SOURCE_EXTENSIONS.split())
 
 
 @dataclass(frozen=True)
@@ -30,7 +87,7 @@ class PathLine:
 
 def clean_path(line: str) -> str:
     """`clean_path_line(line).path`."""
-    text = line.strip()
+    text = line.strip().lstrip("\ufeff")
     if text[:1] not in _DECORATED and text[-1:] != ":" and _LABEL.match(text) is None:
         return text  # nothing to remove (`clean_path_line` would agree)
     return clean_path_line(line).path
@@ -38,7 +95,7 @@ def clean_path(line: str) -> str:
 
 def clean_path_line(line: str) -> PathLine:
     """Strips the decoration around a path; the result may be empty."""
-    text = line.strip()
+    text = line.strip().lstrip("\ufeff")
     if text[:1] not in _DECORATED and text[-1:] != ":" and _LABEL.match(text) is None:
         return PathLine(text, False)  # nothing to remove (the loop below would agree)
     quoted = False
@@ -47,8 +104,9 @@ def clean_path_line(line: str) -> PathLine:
         text = _HEADING.sub("", text, count=1)
         text = _LABEL.sub("", text, count=1)
         text = text.rstrip(":").rstrip()
-        if len(text) >= 4 and text.startswith("**") and text.endswith("**"):
-            text = text[2:-2].strip()
+        if text.startswith("**") or text.endswith("**"):
+            # bold, also around a label and a code span: `**File: `x`**`
+            text = text.strip("*").strip()
         elif text.startswith("`") and text.endswith("`"):
             text = text.strip("`").strip()
             quoted = True
@@ -61,21 +119,44 @@ def clean_path_line(line: str) -> PathLine:
 
 
 def looks_like_path(line: PathLine) -> bool:
-    """A path has a `/` (or `\\`) or ends in a `.ext`, and no spaces unless quoted."""
+    """A path has a `/` (or `\\`) or ends in a `.ext` or is a well-known name
+    (`Makefile`), and has no spaces unless quoted, and none of `<>|"?*`."""
     text = line.path
-    if not text or "://" in text:
+    if not text or "://" in text or text.startswith(("`", "~~~")) or _NOT_IN_PATHS.search(text):
         return False
     if not line.quoted and _SPACE.search(text):
         return False
     if "/" in text or "\\" in text:
         return True
-    return _EXTENSION.search(text) is not None
+    return _EXTENSION.search(text) is not None or text in KNOWN_NAMES
 
 
-def path_for_fence(line_before: str | None) -> str | None:
-    """The path a fenced block names on its nearest non-blank line before, if that
-    line looks like a path."""
-    if line_before is None:
+def path_or_none(line: str | None) -> str | None:
+    """The path a line names, if it looks like a path once cleaned."""
+    if line is None:
         return None
-    cleaned = clean_path_line(line_before)
+    cleaned = clean_path_line(line)
     return cleaned.path if looks_like_path(cleaned) else None
+
+
+def comment_path(line: str) -> str | None:
+    """The path a comment line names (`# app/utils.py`, `// src/x.ts`,
+    `<!-- index.html -->`), if it holds nothing else."""
+    match = _COMMENT.fullmatch(line.strip())
+    if match is None:
+        return None
+    return path_or_none(match["a"] or match["b"] or match["c"] or "")
+
+
+def tag_path(tag: str) -> str | None:
+    """The path a fence tag's tail names (`python:app/utils.py`), or None when the
+    tail is an AST path or line range: a path has a `/` and a `.ext` in its last
+    part, or ends in a known source extension (`python:utils.py`)."""
+    name = tag.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    if dot <= 0 or dot == len(name) - 1:
+        return None
+    extension = name[dot + 1 :]
+    if "/" in tag and _EXTENSION.fullmatch("." + extension):
+        return tag
+    return tag if extension.lower() in SOURCE_EXTENSIONS else None

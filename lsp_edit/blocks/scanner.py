@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple, Protocol
 
-from lsp_edit.blocks.model import ParseProblem, ReplyItem, ReplySpan
+from lsp_edit.blocks.model import ReplyItem, ReplySpan
 
 Emit = Callable[[ReplyItem], None]
 
@@ -131,6 +131,14 @@ def add_prefixed(
     return trailing_blank, last
 
 
+def without_bom(lines: list[str]) -> list[str]:
+    """The lines with a byte order mark copied at the start of the first removed
+    (the file's own mark is not part of its text)."""
+    if lines and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0].lstrip("\ufeff")
+    return lines
+
+
 def span(start: int, end: int) -> ReplySpan:
     """A span that is never inverted (an empty block ends where it starts)."""
     return ReplySpan(start, max(start, end))
@@ -151,27 +159,13 @@ def shown(text: str, limit: int = 60) -> str:
 
 
 class BlockPath(NamedTuple):
-    """The path of a SEARCH/REPLACE or `««« EDIT` block, read from the line before it.
-
-    `path` None means the block names no file (the caller's default applies).
-    `empty_line` is set when the path line is there but empty: the block is then
-    reported as `empty_path` instead of being placed.
-    """
+    """The path of a SEARCH/REPLACE or `««« EDIT` block, read from the lines before
+    it (see lookback.py); None means the block names no file (the caller's default
+    applies)."""
 
     path: str | None
-    empty_line: int | None = None
 
 
 def for_path(path: BlockPath) -> str:
     """` for `src/x.py``, to name a block's file in a message; empty when it has none."""
     return f" for `{path.path}`" if path.path else ""
-
-
-def empty_path_problem(kind: str, marker: str, start: int, end: int, path_line: int) -> ReplyItem:
-    """The problem for a block whose path line is empty."""
-    return ParseProblem(
-        span(start, end),
-        "empty_path",
-        f"{kind} block at {where(start, end)} has an empty path line (reply line {path_line}); "
-        f"it was skipped. Write the file path on the line directly before `{marker}`.",
-    )

@@ -14,14 +14,25 @@ word. An empty SEARCH half creates the file or fills an empty one.
 Inside the search half, another opener is content (nested blocks: the outer one
 wins). Inside the replace half, where the closer is expected, a new opener means
 this block was never closed: it is reported `unclosed_block` and the new one starts.
+
+More than one `=======` line: models end blocks with `=======` then `>>>>>>> REPLACE`
+(or with `=======` alone), and a reStructuredText heading underline is `=======`.
+A divider directly before the closer, or before the end of a block that never got
+its closer (the next opener, the closing fence around it, the end of the reply), is
+a stray marker, not text. Each other divider is a way to split the block: `hunks`
+splits at the first, `splits` holds the others, and the resolver uses the one
+whose SEARCH half is found in the file. Divider lines at the edges of a REPLACE
+half are dropped when the block has more than one.
 """
 
 from __future__ import annotations
 
 import re
 
+from lsp_edit.blocks.lookback import is_transparent
 from lsp_edit.blocks.markers import is_block_opener
 from lsp_edit.blocks.model import AnchoredEdit, Hunk, ParseProblem
+from lsp_edit.blocks.paths import path_or_none
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
     BlockPath,
@@ -29,11 +40,11 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
-    empty_path_problem,
     for_path,
     span,
     split_block,
     where,
+    without_bom,
 )
 
 OPENER = "<<<<<<< SEARCH"
@@ -44,11 +55,13 @@ _DIVIDE = re.compile(r"={5,9}(?:[ \t]*\w+)?")
 _CLOSE = re.compile(r">{5,9}(?:[ \t]*\w+)?")
 # Lines that may be a marker (or a fence line, which may close a wrapper)
 _NOT_OLD = Plain(re.compile(rf"^[^\S\n]*(?:=====|>>>>>)|^{FENCE_LINE}", re.MULTILINE))
-# A whole block after its opener whose halves hold no line that may be a marker
+# A whole block after its opener whose halves hold no line that may be a marker; a
+# second divider or a fence line in the REPLACE half may end the block early
+# (`_close_at_divider`), so such a block is read line by line.
 _WHOLE = re.compile(
     r"(?P<old>(?:(?![^\S\n]*(?:=====|>>>>>)).*\n)*+)"
-    r"[^\S\n]*={5,9}(?:[ \t]*\w+)?[^\S\n]*\n"
-    r"(?P<new>(?:(?![^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*)).*\n)*+)"
+    r"(?P<divider>[^\S\n]*={5,9}(?:[ \t]*\w+)?[^\S\n]*)\n"
+    rf"(?P<new>(?:(?![^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*|=====)|{FENCE_LINE}).*\n)*+)"
     r"[^\S\n]*>{5,9}(?:[ \t]*\w+)?[^\S\n]*\n"
 )
 _NOT_NEW = Plain(re.compile(rf"^[^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE))
@@ -64,13 +77,19 @@ class SearchReplaceBlock:
         self.old: list[str] = []
         self.new: list[str] = []
         self.divider_line: int | None = None
+        self.divider = DIVIDER  # the first divider as written
         self.completed = False
+        self.left_over: list[str] | None = None  # lines taken after the block ended
+        self._scanned = 0  # `new` lines read by `_closing_divider`
+        self._closing: int | None = None
+        self._named = False
 
     def take(self, line: ReplyLine) -> Step:
         stripped = line.text.strip()
         if self.divider_line is None:
             if stripped.startswith("=====") and _DIVIDE.fullmatch(stripped):
                 self.divider_line = line.number
+                self.divider = line.text
                 return Step.CONTINUE
             if stripped.startswith(">>>>>") and _CLOSE.fullmatch(stripped):
                 self.emit(
@@ -91,7 +110,12 @@ class SearchReplaceBlock:
         if stripped.startswith(">>>>>") and _CLOSE.fullmatch(stripped):
             self._complete(line.number)
             return Step.DONE
-        if is_block_opener(stripped):
+        if is_block_opener(stripped) or line.closes_wrapper:
+            if self._close_at_divider():
+                return Step.REDO
+            if line.closes_wrapper:
+                self.new.append(line.text)
+                return Step.CONTINUE
             self._unclosed(
                 line.number - 1, f"a new block opened at line {line.number} (`{stripped}`)"
             )
@@ -111,22 +135,55 @@ class SearchReplaceBlock:
             return -1
         self.old = split_block(match["old"])
         self.new = split_block(match["new"])
+        self.divider = match["divider"]
         self.divider_line = self.start + len(self.old) + 1
         self._complete(self.divider_line + len(self.new) + 1)
         return match.end()
 
     def end(self, last_line: int) -> None:
+        if self.divider_line is not None and self._close_at_divider():
+            return
         self._unclosed(last_line, f"the reply ended at line {last_line}")
 
+    def _close_at_divider(self) -> bool:
+        """A block without its closer whose REPLACE half ends with a `=======` line
+        ends there, as aider reads it. After that line may come blank lines, fence
+        lines and one path line (the next block's): `left_over` keeps them."""
+        last = self._closing_divider()
+        if last is None:
+            return False
+        assert self.divider_line is not None, "in the REPLACE half"
+        self.left_over = self.new[last + 1 :]
+        del self.new[last:]
+        self._complete(self.divider_line + 1 + last)
+        return True
+
+    def _closing_divider(self) -> int | None:
+        """The index in `new` of a divider that may close the block (see
+        `_close_at_divider`). Only the lines added since the last call are read, so a
+        block that asks at every fence line costs its length once."""
+        new = self.new
+        for index in range(self._scanned, len(new)):
+            stripped = new[index].strip()
+            if stripped.startswith("=====") and _DIVIDE.fullmatch(stripped):
+                self._closing, self._named = index, False
+            elif not stripped or is_transparent(stripped) or self._closing is None:
+                continue
+            elif not self._named and path_or_none(stripped) is not None:
+                self._named = True
+            else:
+                self._closing = None
+        self._scanned = len(new)
+        return self._closing
+
     def _complete(self, end: int) -> None:
-        if self.path.empty_line is not None:
-            self.emit(
-                empty_path_problem("SEARCH/REPLACE", OPENER, self.start, end, self.path.empty_line)
-            )
-            return
         self.completed = True
-        hunk = Hunk(tuple(self.old), tuple(self.new))
-        self.emit(AnchoredEdit(span(self.start, end), self.path.path, "search_replace", (hunk,)))
+        hunks, splits = _split_readings(without_bom(self.old), self.divider, without_bom(self.new))
+        self.emit(
+            AnchoredEdit(
+                span(self.start, end), self.path.path, "search_replace", hunks, splits=splits
+            )
+        )
 
     def _unclosed(self, end: int, reason: str) -> None:
         expected = f"`{CLOSER}`" if self.divider_line is not None else f"`{DIVIDER}` and `{CLOSER}`"
@@ -139,3 +196,38 @@ class SearchReplaceBlock:
                 self.path.path,
             )
         )
+
+
+_MAX_READINGS = 16
+
+
+def _is_divider(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith("=====") and _DIVIDE.fullmatch(stripped) is not None
+
+
+def _split_readings(
+    old: list[str], divider: str, new: list[str]
+) -> tuple[tuple[Hunk], tuple[Hunk, ...]]:
+    """The block split at its first divider, and at each other one (see the module
+    docstring); a single divider gives the block as written."""
+    inner = [index for index, line in enumerate(new) if _is_divider(line)]
+    if not inner:
+        return (Hunk(tuple(old), tuple(new)),), ()
+    stray = len(new)  # the dividers right before the closer are no cut
+    while stray > 0 and _is_divider(new[stray - 1]):
+        stray -= 1
+    body = [*old, divider, *new]
+    cuts = [len(old), *(len(old) + 1 + index for index in inner if index < stray)]
+    del cuts[_MAX_READINGS:]  # a block full of underlines keeps a few (linear in its size)
+    readings = [Hunk(tuple(body[:cut]), _without_edge_dividers(body[cut + 1 :])) for cut in cuts]
+    return (readings[0],), tuple(readings[1:])
+
+
+def _without_edge_dividers(lines: list[str]) -> tuple[str, ...]:
+    start, end = 0, len(lines)
+    while start < end and _is_divider(lines[start]):
+        start += 1
+    while end > start and _is_divider(lines[end - 1]):
+        end -= 1
+    return tuple(lines[start:end])

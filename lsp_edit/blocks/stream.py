@@ -11,14 +11,8 @@ lines one by one gives.
 Items come in reply order: each is reported when its block ends, and blocks do
 not overlap (a fence that wraps SEARCH/REPLACE blocks is not an item itself).
 
-Where a block takes its path from (see docs/formats.md):
-- SEARCH/REPLACE and `««« EDIT`: the line directly before the opener, or before
-  the fence the opener is the first line of (aider's layout), cleaned of
-  decoration. No line at all (the reply starts there) means no path; a blank
-  line is `empty_path`. A block right after another one (blank lines between
-  allowed) without its own path line keeps the previous block's path.
-- Fenced blocks: the nearest non-blank line before the fence, if it looks like a
-  path.
+Where a block takes its path from is kept line by line in a `Lookback` (see
+lookback.py and docs/formats.md).
 """
 
 from __future__ import annotations
@@ -28,13 +22,17 @@ from dataclasses import dataclass
 
 from lsp_edit.blocks.common_prefix import CommonPrefixBlock
 from lsp_edit.blocks.fence import FenceBlock, FenceOpener, Wrapper, is_diff_tag, match_opener
-from lsp_edit.blocks.markers import is_edit_opener, is_patch_opener, is_search_opener
+from lsp_edit.blocks.lookback import Gap, Lookback
+from lsp_edit.blocks.markers import (
+    is_edit_opener,
+    is_patch_file_header,
+    is_patch_opener,
+    is_search_opener,
+)
 from lsp_edit.blocks.model import ParseProblem, ReplyItem
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
-from lsp_edit.blocks.paths import clean_path, path_for_fence
 from lsp_edit.blocks.scanner import (
     BlockParser,
-    BlockPath,
     Plain,
     ReplyLine,
     Step,
@@ -66,6 +64,7 @@ class ReplyStream:
         self._held_cr = False
         self._machine = _Machine()
         self._finished = False
+        self._started = False
 
     def feed(self, delta: str) -> list[ReplyItem]:
         """Reads the next piece of the reply; returns the items it completed."""
@@ -73,6 +72,11 @@ class ReplyStream:
             raise RuntimeError("ReplyStream.feed after finish")
         if not delta:
             return []
+        if not self._started:
+            self._started = True
+            delta = delta.removeprefix("\ufeff")  # a byte order mark is not text
+            if not delta:
+                return []
         if self._held_cr:
             self._held_cr = False
             delta = "\n" + (delta[1:] if delta[0] == "\n" else delta)
@@ -174,10 +178,8 @@ class _Machine:
         self._number = 0
         self._block: BlockParser | None = None
         self._wrapper: Wrapper | None = None
-        self._previous: str | None = None  # the line before the current one
-        self._nonblank: str | None = None  # the nearest non-blank line before
-        self._chain: BlockPath | None = None  # a block's path, kept across blank lines
-        self._chain_line = 0
+        self._look = Lookback()  # what lies before the current line, for paths
+        self._last = ""  # the last line an open block took
         self._json: _JsonDocument | None = None
         self._at_start = True
 
@@ -240,12 +242,7 @@ class _Machine:
         first = self._number + 1
         self._number += len(lines)
         block.take_plain(lines, first)
-        self._previous = lines[-1]
-        for line in reversed(lines):
-            if line.strip():
-                self._nonblank = line
-                self._chain = None
-                break
+        self._last = lines[-1]
         return stop
 
     def _open(self, text: str, pos: int, end: int) -> int:
@@ -260,11 +257,13 @@ class _Machine:
         line = ReplyLine(raw, number, raw)
         block: BlockParser
         if first == "<" and is_search_opener(stripped):
-            block = SearchReplaceBlock(line, self._block_path(line), self.emit)
+            block = SearchReplaceBlock(line, self._look.block_path(), self.emit)
         elif first == "«" and is_edit_opener(stripped):
-            block = CommonPrefixBlock(line, self._block_path(line), self.emit)
+            block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
         elif first == "*" and is_patch_opener(stripped):
             block = V4APatch(line, self.emit)
+        elif first == "*" and is_patch_file_header(stripped):
+            block = V4APatch.from_header(line, self.emit)
         elif raw.startswith("--- "):
             block = UnifiedDiff.from_minus(line, self.emit)
         elif first in ("`", "~") and self._wrapper is None:
@@ -272,43 +271,25 @@ class _Machine:
             if opener is None or is_diff_tag(opener.info):
                 self.line(raw)
                 return newline + 1
-            path = path_for_fence(self._nonblank)
-            block = FenceBlock(opener, line, path, self._previous, self.emit)
+            block = self._fence_block(opener, line)
         else:
             self.line(raw)
             return newline + 1
-        self._chain = None  # the opener is not blank
         stop = block.read_whole(text, newline + 1, end)
         if stop < 0:
             self._block = block
             self._number = number
-            self._previous = self._nonblank = raw
+            self._last = raw
             return newline + 1
         self._number += text.count("\n", pos, stop)
-        self._remember_last(text, pos, stop)
-        self._closed(block, self._number)
+        self._closed(block)
         return stop
 
     def _skip_prose(self, text: str, pos: int, stop: int) -> None:
-        """Lines outside blocks that open nothing: only the last one and the last
-        non-blank one are remembered (for the path of a block that follows)."""
+        """Lines outside blocks that open nothing: only what a block that follows
+        reads its path from is remembered."""
         self._number += text.count("\n", pos, stop)
-        self._remember_last(text, pos, stop)
-
-    def _remember_last(self, text: str, pos: int, stop: int) -> None:
-        """`_remember` for the lines of `text[pos:stop]`, read in bulk."""
-        last = text.rfind("\n", pos, stop - 1) + 1 or pos
-        previous = text[last : stop - 1]
-        self._previous = previous
-        if previous.strip():
-            self._nonblank = previous
-            self._chain = None
-            return
-        before = text[pos:last].rstrip()
-        if before:
-            start = pos + before.rfind("\n") + 1
-            self._nonblank = text[start : text.index("\n", start)]
-            self._chain = None
+        self._look.note_lines(text, pos, stop)
 
     def line(self, text: str) -> None:
         self._number += 1
@@ -351,7 +332,7 @@ class _Machine:
             opener = wrapper.opener
             line = ReplyLine(opener.dedent(raw), number, raw, opener.closed_by(raw))
         self._step(line)
-        self._remember(line)
+        self._last = line.text
 
     def _step(self, line: ReplyLine) -> None:
         block = self._block
@@ -361,48 +342,70 @@ class _Machine:
                 return
             self._block = None
             if step is Step.DONE:
-                self._closed(block, line.number)
+                self._closed(block)
                 return
             if step is Step.WRAP and isinstance(block, FenceBlock):
                 wrapper = block.wrapper()
                 self._wrapper = wrapper
+                for content in block.content:
+                    self._look.note(content)  # what the fence held is prose now
                 if block.successor is not None:
                     self._block = block.successor
                     return
                 line = ReplyLine(wrapper.opener.dedent(line.raw), line.number, line.raw)
+            else:
+                # it ended before this line: a line it took may name the next block's file
+                self._closed(block)
+                for text in self._left_over(block):
+                    self._look.note(text)
         self._idle(line)
 
     def _idle(self, line: ReplyLine) -> None:
         wrapper = self._wrapper
         if wrapper is not None and line.closes_wrapper:
             self._end_wrapper(wrapper, line.number)
+            self._look.note(line.text)
             return
         text = line.text
         stripped = text.strip()
-        if not stripped:
-            return
-        first = stripped[0]
-        if first in "`~":
+        first = stripped[:1]
+        if first in ("`", "~"):
             opener = match_opener(line.raw) if wrapper is None else None
             if opener is not None:
                 self._open_fence(opener, line)
+                return
         elif first == "<" and is_search_opener(stripped):
-            self._block = SearchReplaceBlock(line, self._block_path(line), self.emit)
+            self._block = SearchReplaceBlock(line, self._look.block_path(), self.emit)
+            return
         elif first == "«" and is_edit_opener(stripped):
-            self._block = CommonPrefixBlock(line, self._block_path(line), self.emit)
+            self._block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
+            return
         elif first == "*" and is_patch_opener(stripped):
             self._block = V4APatch(line, self.emit)
+            return
+        elif first == "*" and is_patch_file_header(stripped):
+            self._block = V4APatch.from_header(line, self.emit)
+            return
         elif text.startswith("diff --git "):
             self._block = UnifiedDiff.from_git(line, self.emit)
+            return
         elif text.startswith("--- "):
             self._block = UnifiedDiff.from_minus(line, self.emit)
+            return
+        self._look.note(text)
 
     def _open_fence(self, opener: FenceOpener, line: ReplyLine) -> None:
         if is_diff_tag(opener.info):
-            self._wrapper = Wrapper(opener, line.number, self._previous, is_diff=True)
+            self._wrapper = Wrapper(opener, line.number, is_diff=True)
+            self._look.note(line.text)
             return
-        path = path_for_fence(self._nonblank)
-        self._block = FenceBlock(opener, line, path, self._previous, self.emit)
+        self._block = self._fence_block(opener, line)
+
+    def _fence_block(self, opener: FenceOpener, line: ReplyLine) -> FenceBlock:
+        path, if_exists = self._look.fence_path()
+        block = FenceBlock(opener, line, path, self.emit, path_if_exists=if_exists)
+        self._look.note(line.text)  # a fence line: what lies before stays the same
+        return block
 
     def _end_wrapper(self, wrapper: Wrapper, end: int) -> None:
         self._wrapper = None
@@ -418,31 +421,22 @@ class _Machine:
                 )
             )
 
-    def _block_path(self, line: ReplyLine) -> BlockPath:
-        if self._chain is not None:
-            return self._chain
-        previous = self._previous
-        previous_number = line.number - 1
-        wrapper = self._wrapper
-        if wrapper is not None and wrapper.opener_line == previous_number:
-            # aider's layout: the path, then the fence, then the opener
-            previous = wrapper.line_before
-            previous_number -= 1
-        if previous is None:
-            return BlockPath(None)
-        cleaned = clean_path(previous)
-        if not cleaned:
-            return BlockPath(None, empty_line=previous_number)
-        return BlockPath(cleaned)
+    def _left_over(self, block: BlockParser) -> list[str]:
+        """The lines a SEARCH/REPLACE or `««« EDIT` block took after it ended (it ends
+        before the line that showed it had ended, or at a divider before them): they
+        may name the next block's file. Other blocks end where their content ends."""
+        if isinstance(block, SearchReplaceBlock) and block.left_over is not None:
+            return block.left_over
+        if isinstance(block, SearchReplaceBlock | CommonPrefixBlock):
+            return [self._last]
+        return []
 
-    def _closed(self, block: BlockParser, number: int) -> None:
+    def _closed(self, block: BlockParser) -> None:
+        """A block ended: a SEARCH/REPLACE or `««« EDIT` block's path carries over to
+        the next block; a fence holding only a path names the next block's file."""
         if isinstance(block, SearchReplaceBlock | CommonPrefixBlock) and block.completed:
-            self._chain = block.path
-            self._chain_line = number
-
-    def _remember(self, line: ReplyLine) -> None:
-        if line.text.strip():
-            self._nonblank = line.text
-            if line.number != self._chain_line:
-                self._chain = None
-        self._previous = line.text
+            self._look = Lookback(chain=block.path)
+        elif isinstance(block, FenceBlock) and block.names_path is not None:
+            self._look = Lookback(block.names_path, Gap.FENCES)
+        else:
+            self._look = Lookback()

@@ -20,12 +20,14 @@ mistakes are refused as `malformed_diff`, because guessing would place a partial
 edit: a line without ` `, `-` or `+` directly inside a hunk whose counts say more
 lines follow, and a `+`/`-`/` ` line right
 after a hunk whose counts are used up. A reply that ends before a hunk's
-counts are reached is `unclosed_block` (it may be cut off). `\\ No newline at
-end of file` marks the side of the line before it (the old side after a `-`
-line, the new side after a `+` line, both after a context line) as ending
-without a newline: the hunk carries the new side's state. A blank line inside a
-hunk is an empty context line; blank lines closing a hunk that ended early are
-dropped.
+counts are reached is `unclosed_block` (it may be cut off) unless the hunk's last
+line is a context line, which no cut-off change ends with: then the hunk is taken
+as written (a diff passed as a tool call's argument ends with the reply).
+`\\ No newline at end of file` marks the side of the line before it (the old side
+after a `-` line, the new side after a `+` line, both after a context line) as
+ending without a newline: the hunk carries the new side's state. A blank line
+inside a hunk is an empty context line; blank lines closing a hunk that ended early
+are dropped.
 """
 
 from __future__ import annotations
@@ -94,6 +96,7 @@ class _HunkLines:
     ops: list[str] = field(default_factory=list)
     trailing_blank: int = 0
     last_prefix: str = " "  # of the last hunk line, which a `\ No newline` line follows
+    last_written: str = ""  # the prefix of the last line that is not blank
     old_ends_file: bool = False  # a `\ No newline` line followed an old line
     new_ends_file: bool = False  # ... a new line (the new side ends without a newline)
 
@@ -143,6 +146,8 @@ class _HunkLines:
         self.ops.append(prefix)
         self.trailing_blank = self.trailing_blank + 1 if blank else 0
         self.last_prefix = prefix
+        if not blank:
+            self.last_written = prefix
 
     def mark_no_newline(self) -> None:
         """A `\\ No newline at end of file` line: the side of the line before it ends there."""
@@ -276,6 +281,7 @@ class UnifiedDiff:
         )
         if last is not None:
             file.end = last
+            hunk.last_written = lines[last - first][0]
         if lines:
             hunk.last_prefix = lines[-1][:1] or " "
         if hunk.old_left is not None:
@@ -341,7 +347,16 @@ class UnifiedDiff:
         if file is None:
             return
         in_short_hunk = hunk is not None and hunk.counted and not hunk.exhausted
-        if reply_ended and self._state is _State.IN_HUNK and hunk is not None and in_short_hunk:
+        if (
+            reply_ended
+            and self._state is _State.IN_HUNK
+            and hunk is not None
+            and in_short_hunk
+            and hunk.last_written != " "
+        ):
+            # A hunk that ends on a context line is whole, counts aside (a diff given as
+            # a tool call's argument ends with the reply); one that ends on a change may
+            # have been cut off.
             self._fail(
                 "unclosed_block",
                 f"the reply ended at line {last_line} inside hunk `{hunk.header}` (reply line "

@@ -20,11 +20,15 @@ scope). Each file is reported as soon as its section ends, so a long patch
 streams file by file. A blank line without prefix inside a hunk is an empty
 context line; blank lines at the end of a section are dropped. A line with no
 ` `, `-` or `+` prefix makes that file's section `malformed_patch`; the other
-files still count. `*** End of File` is accepted and ignored.
+files still count. `*** End of File` marks the hunk before it as the end of the
+file (`Hunk.at_end`).
 
-A fence closing around the patch ends it even without `*** End Patch`; the reply
-ending inside a file section reports that section `unclosed_block` (it may be
-cut off).
+The `***` lines may be indented. A patch may start at its first file header
+(`*** Update File:`, `*** Add File:`, `*** Delete File:`) when the model left out
+`*** Begin Patch`. A fence closing around the patch ends it even without
+`*** End Patch`; the reply ending inside a file section reports that section
+`unclosed_block` (it may be cut off), except in a patch written without
+`*** Begin Patch` whose last hunk line is context: it has no end line to wait for.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
+from lsp_edit.blocks.markers import PATCH_FILE_HEADER
 from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ParseProblem
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
@@ -47,19 +52,23 @@ from lsp_edit.blocks.scanner import (
     where,
 )
 
-_FILE_HEADER = re.compile(r"\*\*\*[ \t]*(Update|Add|Delete)[ \t]+File[ \t]*:(.*)", re.IGNORECASE)
+_FILE_HEADER = PATCH_FILE_HEADER
 _MOVE_TO = re.compile(r"\*\*\*[ \t]*Move[ \t]+to[ \t]*:(.*)", re.IGNORECASE)
 _END_PATCH = re.compile(r"\*\*\*[ \t]*End[ \t]+Patch", re.IGNORECASE)
 _END_OF_FILE = re.compile(r"\*\*\*[ \t]*End[ \t]+of[ \t]+File", re.IGNORECASE)
 # Per state, the lines that are more than stored: `***` lines, fence lines (which
 # may close a wrapper), `@@` and unprefixed lines in a hunk, non-blank lines
 # between sections.
-_NOT_SKIPPED = Plain(re.compile(rf"^\*\*\*|^{FENCE_LINE}", re.MULTILINE))
+_NOT_SKIPPED = Plain(re.compile(rf"^[^\S\n]*\*\*\*|^{FENCE_LINE}", re.MULTILINE))
 _NOT_BLANK = Plain(re.compile(r"^[^\S\n]*\S", re.MULTILINE))
-_NOT_HUNK_LINE = Plain(re.compile(rf"^[^ +\n-]|^{FENCE_LINE}", re.MULTILINE))
+_NOT_HUNK_LINE = Plain(re.compile(rf"^[^ +\n-]|^[^\S\n]+\*\*\*|^{FENCE_LINE}", re.MULTILINE))
 _NOT_ADDED = Plain(re.compile(rf"^[^+\n]|^{FENCE_LINE}", re.MULTILINE))
-# A `***` line and the hunk lines after it (`@@`, ` `, `-`, `+`, empty; no fence line)
-_SECTION = re.compile(rf"(?P<header>\*\*\*.*)\n(?P<body>(?:(?!{FENCE_LINE})(?:[ +-].*|@@.*)?\n)*+)")
+# A `***` line and the hunk lines after it (`@@`, ` `, `-`, `+`, empty; no fence
+# line, no indented `***` line)
+_SECTION = re.compile(
+    rf"(?P<header>\*\*\*.*)\n"
+    rf"(?P<body>(?:(?!{FENCE_LINE}|[^\S\n]+\*\*\*)(?:[ +-].*|@@.*)?\n)*+)"
+)
 
 
 class _State(Enum):
@@ -77,6 +86,7 @@ class _HunkLines:
     ops: list[str] = field(default_factory=list)
     has_lines: bool = False
     trailing_blank: int = 0  # unprefixed blank lines at the end, dropped when it closes
+    at_end: bool = False
 
     def finish(self) -> Hunk | None:
         if self.trailing_blank:
@@ -86,15 +96,30 @@ class _HunkLines:
         if not self.old and not self.new:
             return None
         return Hunk(
-            tuple(self.old), tuple(self.new), None, tuple(self.scope), ops="".join(self.ops)
+            tuple(self.old),
+            tuple(self.new),
+            None,
+            tuple(self.scope),
+            ops="".join(self.ops),
+            at_end=self.at_end,
         )
 
 
 class V4APatch:
     """One `*** Begin Patch` … `*** End Patch` block."""
 
+    @staticmethod
+    def from_header(line: ReplyLine, emit: Emit) -> V4APatch:
+        """A patch starting at its first file header."""
+        patch = V4APatch(line, emit)
+        patch.enveloped = False
+        patch.take(line)
+        return patch
+
     def __init__(self, line: ReplyLine, emit: Emit) -> None:
         self.start = line.number
+        self.enveloped = True  # it opened with `*** Begin Patch`
+        self._last_prefix = ""  # of the last hunk line with a prefix
         self.emit = emit
         self._state = _State.BETWEEN
         self._section_start = line.number
@@ -112,12 +137,15 @@ class V4APatch:
             self._close_section()
             return Step.REDO
         text = line.text
-        if text.startswith("***"):
-            stripped = text.strip()
+        stripped = text.strip()
+        if stripped.startswith("***"):
             if _END_PATCH.fullmatch(stripped):
                 self._close_section()
                 return Step.DONE
             if _END_OF_FILE.fullmatch(stripped):
+                if self._state is _State.UPDATE:
+                    self._hunk.at_end = True
+                    self._section_end = line.number
                 return Step.CONTINUE
             header = _FILE_HEADER.fullmatch(stripped)
             if header is not None:
@@ -171,6 +199,7 @@ class V4APatch:
             )
             if last_prefixed is not None:
                 self._section_end = last_prefixed
+                self._last_prefix = lines[last_prefixed - first][0]
             hunk.has_lines = True
         elif state is _State.ADD:
             added = self._added
@@ -187,6 +216,8 @@ class V4APatch:
 
     def read_whole(self, text: str, pos: int, end: int) -> int:
         """Only `*** Update File` sections, then `*** End Patch`."""
+        if self._state is not _State.BETWEEN:
+            return -1
         sections: list[tuple[str, str, list[str]]] = []
         while True:
             match = _SECTION.match(text, pos, end)
@@ -227,7 +258,11 @@ class V4APatch:
             self.take_plain(lines[run:], first + run)
 
     def end(self, last_line: int) -> None:
-        if self._state in (_State.UPDATE, _State.ADD):
+        if self._state is _State.UPDATE and not self.enveloped and self._last_prefix == " ":
+            # Written without `*** Begin Patch`, the patch has no end line to wait for:
+            # one that ends on a context line is whole (a cut-off change does not).
+            self._close_section()
+        elif self._state in (_State.UPDATE, _State.ADD):
             kind = "Update" if self._state is _State.UPDATE else "Add"
             self.emit(
                 ParseProblem(
@@ -291,6 +326,7 @@ class V4APatch:
             hunk.ops.append(text[0])
             hunk.has_lines = True
             hunk.trailing_blank = 0
+            self._last_prefix = text[0]
         else:
             self._skip(
                 line,

@@ -23,13 +23,17 @@ from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
 from lsp_edit.resolve.diffing import minimal_edits
 from lsp_edit.resolve.elision import expand_elisions, placeholders_in
 from lsp_edit.resolve.ladder import (
+    LADDER,
     STRATEGIES,
     LineIndex,
     Match,
     Reindent,
+    Strategy,
     Window,
     blank_edge_counts,
     candidate_windows,
+    detect_reindent,
+    find_with,
     index_for,
     ladder_rank,
     leading_whitespace,
@@ -47,13 +51,55 @@ _NOUN: dict[AnchoredFormat, str] = {
     "unified_diff": "diff hunk",
 }
 _QUOTED_LINES = 10
-# In a diff or a patch every `+` line is a line of the result: `...` there is
-# Python's Ellipsis (a stub body), never a placeholder for elided code.
-_LITERAL_FORMATS: frozenset[AnchoredFormat] = frozenset({"v4a", "unified_diff"})
+# Diffs and patches: every `+` line is a line of the result, so `...` there is
+# Python's Ellipsis (a stub body), never a placeholder for elided code; and a hunk
+# whose context lines are indented unevenly may still be placed by its removed lines.
+_PATCH_FORMATS: frozenset[AnchoredFormat] = frozenset({"v4a", "unified_diff"})
+CONTEXT_INDENTATION = "context_indentation"
+"""A patch hunk whose context lines are indented differently from the file, each in
+its own way, while its removed lines match (found after the whole ladder failed)."""
+_CONTEXT_KEYS = Strategy(
+    CONTEXT_INDENTATION, STRATEGIES["indentation"].key, reindent=False, blank_edges=False
+)
 
 
 def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
     """Places every hunk of `block` in `text`, or refuses the whole block."""
+    if block.splits:
+        return _resolve_split(block, text)
+    return _resolve(block, text)
+
+
+def _resolve_split(block: AnchoredEdit, text: Text) -> Resolution:
+    """A SEARCH/REPLACE block with more than one `=======` line: read at the divider
+    whose SEARCH half is found in the file. The longest such half wins, since each
+    shorter reading's SEARCH text is a prefix of it (a heading underline inside the
+    SEARCH text is found with the lines around it)."""
+    first = block.hunks[0]
+    readings = sorted((first, *block.splits), key=lambda hunk: -len(hunk.old_lines))
+    index = index_for(text)
+    chosen = next(
+        (hunk for hunk in readings if hunk.old_lines and search(index, hunk.old_lines)), first
+    )
+    resolution = _resolve(replace(block, hunks=(chosen,), splits=()), text)
+    count = len(block.splits) + 1
+    if isinstance(resolution, Refused) and resolution.code == "not_found":
+        return Refused(
+            resolution.code,
+            f"{resolution.message}\nThe block has {count} `=======` lines, and no way of "
+            "splitting it at one gives SEARCH text found in the file.",
+        )
+    if chosen is not first and isinstance(resolution, Placed):
+        note = (
+            f"The block has {count} `=======` lines; the one after its first "
+            f"{len(chosen.old_lines)} lines was read as the divider, the one whose SEARCH "
+            "text is in the file."
+        )
+        return replace(resolution, notes=(*resolution.notes, note))
+    return resolution
+
+
+def _resolve(block: AnchoredEdit, text: Text) -> Resolution:
     composer = _Composer(text.lines)
     total = len(block.hunks)
     strategies: list[str] = []
@@ -81,7 +127,7 @@ def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
             if hunk.final_newline is not None:
                 final_newline = hunk.final_newline
             elif (
-                block.format in _LITERAL_FORMATS
+                block.format in _PATCH_FORMATS
                 and composer.origin_of(len(composer.current) - 1) is None
             ):
                 final_newline = True
@@ -92,7 +138,7 @@ def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
         if already:
             return AlreadyApplied(" ".join(already))
         return AlreadyApplied("The block changes nothing: its old and new lines are the same.")
-    loosest = max(strategies, key=ladder_rank) if strategies else "exact"
+    loosest = max(strategies, key=_rank) if strategies else "exact"
     notes.extend(message for message in already if total > 1)
     if final_newline is not None:
         notes.append(
@@ -160,6 +206,8 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
     if hunk.scope and not matches:
         # the scope's block is found by indentation; a hunk may still sit just below it
         matches = search(ctx.index, old, [(lo, len(lines)) for lo, _ in windows])
+    if not matches and ctx.block.format in _PATCH_FORMATS:
+        matches = _context_reindented(old, new, ctx.index, windows)
     if not matches:
         numbered = _without_line_numbers(hunk)
         if numbered is not None and ctx.block.format == "search_replace":
@@ -171,6 +219,10 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
                 return replace(placed, notes=(*placed.notes, note))
             return placed
         return _not_found(hunk, old, new, windows, ctx)
+    if hunk.at_end and len(matches) > 1:
+        # `*** End of File`: of several matches, the one that ends the file
+        last = [match for match in matches if not any(map(str.strip, lines[match.end :]))]
+        matches = last or matches
     if old == new:
         return AlreadyApplied("The hunk changes nothing: its old and new lines are the same.")
     covered = _covered_by_new(old, new, matches, windows, ctx)
@@ -208,6 +260,32 @@ def _without_line_numbers(hunk: Hunk) -> Hunk | None:
     return replace(hunk, old_lines=old, new_lines=new, ops="")
 
 
+def _rank(strategy: str) -> int:
+    return len(LADDER) if strategy == CONTEXT_INDENTATION else ladder_rank(strategy)
+
+
+def _context_reindented(
+    old: list[str], new: list[str], index: LineIndex, windows: list[Window]
+) -> list[Match]:
+    """Where the hunk's lines match once stripped, its removed lines (the old lines
+    that are not context) are indented like the file's by one transform, and only
+    its context lines differ otherwise: the context is kept as the file has it and
+    the added lines get the removed lines' transform."""
+    kept: set[int] = set()
+    for block in SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks():
+        kept.update(range(block.a, block.a + block.size))
+    removed = [offset for offset in range(len(old)) if offset not in kept and old[offset].strip()]
+    if not removed:
+        return []
+    found = []
+    for match in find_with(index, old, _CONTEXT_KEYS, windows):
+        file_lines = [index.lines[match.start + offset] for offset in removed]
+        reindent = detect_reindent([old[offset] for offset in removed], file_lines)
+        if reindent is not None:
+            found.append(replace(match, reindent=reindent))
+    return found
+
+
 def _replacement(
     match: Match, old: list[str], new: list[str], ctx: _Context, hint_note: str | None, ops: str
 ) -> _Replacement | Refused:
@@ -218,7 +296,7 @@ def _replacement(
     core_new = new[drop_lead : len(new) - drop_trail]
     region = list(ctx.index.lines[match.start : match.end])
     placeholders: list[int] = []
-    if ctx.block.format not in _LITERAL_FORMATS:
+    if ctx.block.format not in _PATCH_FORMATS:
         placeholders = placeholders_in(core_new, {line.strip() for line in core_old})
     # A diff says which lines it keeps: a repeated kept line is that copy, not another.
     pairing: Opcodes | None = None
@@ -311,6 +389,7 @@ def _strategy_notes(match: Match, ctx: _Context) -> list[str]:
         "indentation": "indentation",
         "blank_edges": "indentation and blank lines at its edges",
         "unicode_punctuation": "typographic quotes, dashes and spaces",
+        CONTEXT_INDENTATION: "the indentation of its context lines",
     }.get(match.strategy, match.strategy)
     note = f"Matched {where} ignoring {what}"
     if match.reindent.kind != "same":
@@ -374,8 +453,8 @@ def _already(match: Match, ctx: _Context) -> AlreadyApplied:
 def _insert_without_context(
     hunk: Hunk, new: list[str], windows: list[Window], ctx: _Context
 ) -> _Replacement | AlreadyApplied | Refused:
-    """A hunk with no old lines: a create, a diff insertion at its line, or an
-    insertion after its V4A scope."""
+    """A hunk with no old lines: a create, a diff insertion at its line, an
+    insertion after its V4A scope, or lines appended to the file (V4A)."""
     lines = ctx.index.lines
     if not new:
         return AlreadyApplied("The hunk changes nothing: it has no old and no new lines.")
@@ -395,6 +474,9 @@ def _insert_without_context(
     if hunk.scope and len(windows) == 1:
         at = windows[0][0]
         return _Replacement(at, at, tuple(new), "scope", ())
+    if hunk.at_end:
+        # `*** End of File` names the place: the end
+        return _Replacement(len(lines), len(lines), tuple(new), "end_of_file", ())
     if hunk.scope:
         scope_lines = [ctx.line(lo - 1) for lo, _ in windows]
         return Refused(
@@ -403,7 +485,8 @@ def _insert_without_context(
             f"(lines {_and(scope_lines)}); add more scope or context lines to make it unique.",
         )
     if ctx.block.format == "v4a":
-        # apply_patch's own rule: a hunk of added lines only goes at the end of the file
+        # apply_patch's own rule: a hunk of added lines that names no place goes at
+        # the end of the file
         at = len(lines)
         return _Replacement(
             at,
@@ -453,6 +536,11 @@ def _scope_matches(written: str, index: LineIndex, lo: int, hi: int) -> list[int
         line = index.lines[at].strip()
         if line.startswith(wanted) and not line[len(wanted) : len(wanted) + 1].isidentifier():
             found.append(at)
+    if not found and "(" in wanted:
+        # `@@ async process()` names `async process(input: any) {`: the signature
+        # shortened, so the text up to its `(`
+        head = wanted[: wanted.index("(") + 1]
+        found = [at for at in range(lo, hi) if index.lines[at].strip().startswith(head)]
     return found
 
 

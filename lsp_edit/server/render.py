@@ -36,7 +36,7 @@ _PARSE_CODES = frozenset(
     {
         "unclosed_block",
         "missing_separator",
-        "empty_path",
+        "markers_in_content",
         "invalid_json",
         "invalid_operation",
         "invalid_line_range",

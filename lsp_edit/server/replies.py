@@ -19,7 +19,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from lsp_edit.blocks import ReplyStream
-from lsp_edit.blocks.model import ReplyItem, ReplySpan, ShellSuggestion
+from lsp_edit.blocks.model import Notice, ReplyItem, ReplySpan
 from lsp_edit.positions import Point
 from lsp_edit.server.hunks import TrackedBuffer
 from lsp_edit.server.store import Reply
@@ -153,8 +153,9 @@ class ReplyText:
 
 
 def _blocks(items: list[ReplyItem]) -> list[ReplyItem]:
-    """Items that can become changes (a shell suggestion is only reported)."""
-    return [item for item in items if not isinstance(item, ShellSuggestion)]
+    """Items that can become changes (a shell suggestion or an ignored block is
+    only reported)."""
+    return [item for item in items if not isinstance(item, Notice)]
 
 
 def without_span(item: ReplyItem) -> ReplyItem:
@@ -273,7 +274,7 @@ class ReplyDocument:
         for i, j in matched.edited:
             change_id = ids[i]
             item = new[j]
-            if change_id is not None and not isinstance(item, ShellSuggestion):
+            if change_id is not None and not isinstance(item, Notice):
                 touched |= self._paths(change_id)
                 self.reply.edit(change_id, item)
                 touched |= self._paths(change_id)

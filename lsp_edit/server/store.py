@@ -33,10 +33,10 @@ from lsp_edit.blocks.model import (
     DeleteFile,
     EditBlock,
     FencedEdit,
+    Notice,
     ParseProblem,
     ReplyItem,
     ReplySpan,
-    ShellSuggestion,
 )
 from lsp_edit.changes import Change, FileSource, Planner, Session, Status
 from lsp_edit.positions import Point
@@ -763,7 +763,7 @@ class Reply:
         self._seen_decisions = self.store.decisions
 
     def _new_change(self, change: Change, item: ReplyItem) -> PendingChange:
-        block = item if not isinstance(item, ShellSuggestion) else None
+        block = item if not isinstance(item, Notice) else None
         pending = PendingChange(
             id=change.id,
             session=self.session.id,
