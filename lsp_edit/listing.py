@@ -45,6 +45,10 @@ class FileListing:
             if (path == tail or path.endswith(suffix)) and (self.root / path).is_file()
         )
 
+    def named(self, name: str) -> list[str]:
+        """The files called `name`, in any folder, sorted."""
+        return sorted(path for path in self._index().get(name, ()) if (self.root / path).is_file())
+
     def added(self, relative: str) -> None:
         """A file was created (or written): it is a candidate unless ignored."""
         if self._by_name is None or self._ignored(relative):

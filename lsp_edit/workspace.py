@@ -98,7 +98,22 @@ class Workspace:
                 note=f"`{written}` does not exist; resolved to `{found}`, the only file ending "
                 "with that path.",
             )
-        return FileRef(relative, real)
+        return FileRef(relative, real, note=self._namesakes_note(relative))
+
+    def _namesakes_note(self, relative: str) -> str | None:
+        """For a file a block would create: the files of the same name elsewhere, which
+        the block may have meant (aider takes such a file; lsp-edit creates the one
+        named and says so)."""
+        namesakes = self.listing.named(relative.rsplit("/", 1)[-1])
+        if not namesakes:
+            return None
+        shown = ", ".join(f"`{path}`" for path in namesakes[:3])
+        more = f" and {len(namesakes) - 3} more" if len(namesakes) > 3 else ""
+        verb = "has" if len(namesakes) == 1 else "have"
+        return (
+            f"`{relative}` does not exist; {shown}{more} {verb} the same name. If the block "
+            "meant an existing file, name it by its path from the workspace root."
+        )
 
     def similar_files(self, written: str) -> list[str]:
         """Workspace files whose tail matches `written`, for not-found messages."""

@@ -190,3 +190,14 @@ def test_a_fence_closing_the_wrapper_after_a_second_divider_ends_the_block_with_
         assert isinstance(block, AnchoredEdit)
         assert block.hunks == (Hunk(("a",), ("b",)),)
         assert block.span == ReplySpan(3, 7)
+
+
+def test_an_opener_and_a_closer_longer_than_nine_are_markers_with_their_word():
+    reply = "f.txt\n<<<<<<<<<<< SEARCH\ncontent\n=====\nnew content\n>>>>>>>>>>>> REPLACE\n"
+    (block,) = parse_reply(reply)
+    assert isinstance(block, AnchoredEdit)
+    assert block.hunks == (Hunk(("content",), ("new content",)),)
+
+
+def test_a_long_run_of_angle_brackets_without_the_word_is_not_an_opener():
+    assert parse_reply("f.txt\n<<<<<<<<<<<<\ncontent\n=====\nx\n>>>>>>> REPLACE\n") == []

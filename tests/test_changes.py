@@ -518,3 +518,16 @@ def test_a_file_named_in_backticks_before_a_fence_is_replaced_only_when_it_exist
     result = plan(workspace, reply)
     assert after(result, "notes.txt") == "1\n2\n"
     assert not (workspace.root / "missing.txt").exists() and len(result.ignored) == 1
+
+
+def test_a_new_file_named_like_an_existing_one_is_created_with_a_note_naming_that_file(
+    workspace,
+):
+    (workspace.root / "sample.txt").write_text("Original content\n")
+    result = plan(workspace, f"path/to/sample.txt\n{FENCE}\nUpdated content\n{FENCE}\n")
+    assert after(result, "path/to/sample.txt") == "Updated content\n"
+    (change,) = result.changes
+    assert change.notes == (
+        "`path/to/sample.txt` does not exist; `sample.txt` has the same name. If the block "
+        "meant an existing file, name it by its path from the workspace root.",
+    )

@@ -62,7 +62,12 @@ def test_tail_matching_two_files_is_not_resolved(root):
     (root / "tests").mkdir()
     (root / "tests" / "client.py").write_text("")
     ref = Workspace(root).locate("client.py")
-    assert isinstance(ref, FileRef) and ref.relative == "client.py" and ref.note is None
+    assert isinstance(ref, FileRef) and ref.relative == "client.py"
+    # Neither is taken, and the note names both for the LLM to choose.
+    assert ref.note == (
+        "`client.py` does not exist; `src/pkg/client.py`, `tests/client.py` have the same "
+        "name. If the block meant an existing file, name it by its path from the workspace root."
+    )
 
 
 def test_tail_matching_can_be_turned_off_for_new_files(root):

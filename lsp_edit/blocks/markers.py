@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
-_SEARCH_OPENER = re.compile(r"<{5,9}(?:[ \t]*SEARCH)?", re.IGNORECASE)
+# 5-9 `<`, the word optional; more `<` only with the word (a bare long run of `<`
+# is more likely text than a marker)
+_SEARCH_OPENER = re.compile(r"<{5,9}(?:[ \t]*SEARCH)?|<{10,}[ \t]*SEARCH", re.IGNORECASE)
 _EDIT_OPENER = re.compile(r"«««[ \t]*EDIT")
 _BEGIN_PATCH = re.compile(r"\*\*\*[ \t]*Begin Patch", re.IGNORECASE)
 PATCH_FILE_HEADER = re.compile(
@@ -17,7 +19,7 @@ PATCH_FILE_HEADER = re.compile(
 
 
 def is_search_opener(stripped: str) -> bool:
-    """`<<<<<<< SEARCH` (5-9 `<`, the word optional)."""
+    """`<<<<<<< SEARCH` (5-9 `<`, the word optional; 10 or more with the word)."""
     return stripped.startswith("<<<<<") and _SEARCH_OPENER.fullmatch(stripped) is not None
 
 

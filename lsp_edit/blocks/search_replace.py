@@ -9,7 +9,9 @@
 
 Markers are 5 to 9 `<`, `=` or `>` and must be the whole (stripped) line; the
 opener's word is `SEARCH` or nothing, the divider's and closer's may be any
-word. An empty SEARCH half creates the file or fills an empty one.
+word. `<<<<<<<<<<< SEARCH` and `>>>>>>>>>>> REPLACE` may be longer, with their word
+(a longer run of `=` is text: a heading underline). An empty SEARCH half creates
+the file or fills an empty one.
 
 Inside the search half, another opener is content (nested blocks: the outer one
 wins). Inside the replace half, where the closer is expected, a new opener means
@@ -52,7 +54,7 @@ DIVIDER = "======="
 CLOSER = ">>>>>>> REPLACE"
 
 _DIVIDE = re.compile(r"={5,9}(?:[ \t]*\w+)?")
-_CLOSE = re.compile(r">{5,9}(?:[ \t]*\w+)?")
+_CLOSE = re.compile(r">{5,9}(?:[ \t]*\w+)?|>{10,}[ \t]*REPLACE", re.IGNORECASE)
 # Lines that may be a marker (or a fence line, which may close a wrapper)
 _NOT_OLD = Plain(re.compile(rf"^[^\S\n]*(?:=====|>>>>>)|^{FENCE_LINE}", re.MULTILINE))
 # A whole block after its opener whose halves hold no line that may be a marker; a
