@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -46,14 +45,13 @@ def peer_table(runner: Path) -> list[tuple[str, list[int]]]:
 
 
 def transcript_summary(report: Path) -> str:
-    summary = report / "summary.json"
-    if summary.exists():
-        data = json.loads(summary.read_text())
-        return "\n".join(f"- {key}: {value}" for key, value in data.items())
-    text = report / "summary.md"
-    if text.exists():
-        return text.read_text().strip()
-    raise SystemExit(f"{report} holds no summary.json or summary.md")
+    """The block counts table and the crash line of the transcript runner's report."""
+    lines = (report / "report.md").read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("| blocks |"))
+    last = next(i for i in range(first, len(lines)) if not lines[i].startswith("|"))
+    runs = next(line for line in lines if line.startswith("CLI runs:"))
+    header = next(line for line in lines if line.startswith("lsp-edit ") and "aider" in line)
+    return "\n".join([header, "", *lines[first:last], "", runs])
 
 
 def page(rows: list[tuple[str, list[int]]], transcripts: str | None) -> str:
@@ -78,7 +76,16 @@ def page(rows: list[tuple[str, list[int]]], transcripts: str | None) -> str:
         shown = f"**{name}**" if name == "TOTAL" else name
         lines.append(f"| {shown} | " + " | ".join(str(count) for count in counts) + " |")
     if transcripts:
-        lines += ["", "## Real aider transcripts", "", transcripts]
+        lines += [
+            "",
+            "## Real aider transcripts",
+            "",
+            "Every reply of the committed aider chat transcripts, read by aider's own parser "
+            "and by lsp-edit (`run_llm_replies.py`); where they read a block differently, "
+            "[matching.md](matching.md#where-aider-reads-a-reply-differently) says why.",
+            "",
+            transcripts,
+        ]
     return "\n".join(lines) + "\n"
 
 

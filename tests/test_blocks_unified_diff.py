@@ -188,3 +188,24 @@ def test_a_diff_from_dev_null_whose_hunk_has_old_lines_edits_the_file():
             ReplySpan(1, 5), "file.txt", "unified_diff", (Hunk(("Original",), ("Modified",), 1),)
         )
     ]
+
+
+def test_hunks_without_file_headers_in_a_diff_fence_edit_the_file_named_before_it():
+    reply = "src/f.txt\n```diff\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -5 +5 @@\n-e\n+E\n```\n"
+    (edit,) = parse_reply(reply)
+    assert isinstance(edit, AnchoredEdit)
+    assert edit.path == "src/f.txt"
+    assert [(h.old_lines, h.new_lines) for h in edit.hunks] == [
+        (("a", "b", "c"), ("a", "B", "c")),
+        (("e",), ("E",)),
+    ]
+
+
+def test_hunks_without_file_headers_and_no_path_go_to_the_default_target():
+    (edit,) = parse_reply("Change it:\n\n```diff\n@@ -1 +1 @@\n-b\n+B\n```\n")
+    assert isinstance(edit, AnchoredEdit) and edit.path is None
+    assert edit.hunks[0].new_lines == ("B",)
+
+
+def test_a_hunk_header_outside_a_diff_fence_is_prose():
+    assert parse_reply("@@ -1 +1 @@\n-b\n+B\n") == []

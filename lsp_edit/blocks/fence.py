@@ -259,6 +259,7 @@ class Wrapper:
     opener_line: int
     is_diff: bool
     found: int = 0
+    path: str | None = None  # the path line before a ```diff fence, for headerless hunks
 
 
 class FenceBlock:

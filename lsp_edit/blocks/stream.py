@@ -115,6 +115,8 @@ class ReplyStream:
 # Outside blocks, the lines that may do more than be remembered as the lines
 # before the next block: fence lines, block openers and diff headers.
 _NOT_PROSE = Plain(re.compile(r"^[^\S\n]*[`~<«*]|^(?:diff --git |--- )", re.MULTILINE))
+# Inside a ```diff fence, a hunk header without file headers starts a diff too.
+_NOT_DIFF_PROSE = Plain(re.compile(r"^[^\S\n]*[`~<«*]|^(?:diff --git |--- |@@)", re.MULTILINE))
 
 
 _JSON_START = re.compile(r"\s*[\[{]\s*(?:$|[\"{\[\]}])")
@@ -227,7 +229,9 @@ class _Machine:
         if wrapper is not None and wrapper.opener.indent:
             return None  # lines are dedented there: read one by one
         block = self._block
-        return _NOT_PROSE if block is None else block.plain()
+        if block is not None:
+            return block.plain()
+        return _NOT_DIFF_PROSE if wrapper is not None and wrapper.is_diff else _NOT_PROSE
 
     def _take_plain(self, text: str, pos: int, stop: int, limit: int) -> int:
         """Takes the plain lines in `text[pos:stop]` (at most `limit`); returns
@@ -392,11 +396,16 @@ class _Machine:
         elif text.startswith("--- "):
             self._block = UnifiedDiff.from_minus(line, self.emit)
             return
+        elif text.startswith("@@") and wrapper is not None and wrapper.is_diff:
+            self._block = UnifiedDiff.from_hunk(line, wrapper.path, self.emit)
+            return
         self._look.note(text)
 
     def _open_fence(self, opener: FenceOpener, line: ReplyLine) -> None:
         if is_diff_tag(opener.info):
-            self._wrapper = Wrapper(opener, line.number, is_diff=True)
+            named = self._look.fence_path()
+            path = None if named.if_exists else named.path
+            self._wrapper = Wrapper(opener, line.number, is_diff=True, path=path)
             self._look.note(line.text)
             return
         self._block = self._fence_block(opener, line)

@@ -189,6 +189,9 @@ class _FileDiff:
     rename_to: str | None = None
     new_file: bool = False
     deleted_file: bool = False
+    # hunks in a ```diff fence without `---`/`+++` lines: the file is the path line
+    # before the fence, or the default target
+    headerless: bool = False
     hunks: list[Hunk] = field(default_factory=list)
 
     def name(self) -> str | None:
@@ -236,6 +239,14 @@ class UnifiedDiff:
             new_path=_diff_path(plus.text[4:], "b/"),
         )
         return UnifiedDiff(file, _State.AWAIT_HUNK, emit)
+
+    @staticmethod
+    def from_hunk(line: ReplyLine, path: str | None, emit: Emit) -> UnifiedDiff:
+        """A hunk that starts without file headers (in a ```diff fence)."""
+        file = _FileDiff(line.number, line.number, new_path=path, headerless=True)
+        diff = UnifiedDiff(file, _State.IN_HUNK, emit)
+        diff._start_hunk(line)
+        return diff
 
     def take(self, line: ReplyLine) -> Step:
         if line.closes_wrapper:
@@ -584,6 +595,10 @@ class UnifiedDiff:
         )
         deleting = file.new_path == DEV_NULL or (file.deleted_file and file.new_path is None)
         name = file.name()
+        if file.headerless:
+            if file.hunks:
+                self.emit(AnchoredEdit(section, name, "unified_diff", tuple(file.hunks)))
+            return
         if name is None:
             self._file = file
             self._fail("malformed_diff", "its `--- ` and `+++ ` lines name no file")
