@@ -12,11 +12,13 @@ file events instead of listing again.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # imported where first needed: it costs start-up time
+    import pathspec
+
 
 # Version control folders: never part of a workspace's files.
 _VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -130,12 +132,16 @@ def _gitignore(folder: Path) -> pathspec.GitIgnoreSpec | None:
         text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+    import pathspec
+
     return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
 
 
 def _git(root: Path, *args: str, check: bool = True) -> list[str] | None:
     """A git command's NUL-separated output; None when git is missing, `root` is
     not in a work tree, or (with `check`) the command fails."""
+    import subprocess
+
     try:
         done = subprocess.run(
             ["git", "-C", str(root), *args],

@@ -92,19 +92,21 @@ class User {
   }
 
   async openFile(name) {
-    await this.page.keyboard.press("Control+P");
-    await this.page.waitForSelector(".quick-input-widget:not([style*='display: none']) input");
-    await this.page.keyboard.type(name);
-    await this.page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*='${name}']`);
-    await this.page.keyboard.press("Enter");
+    await this.pick("Control+P", name);
     await this.waitForTab(name);
   }
 
   async runCommand(title) {
-    await this.page.keyboard.press("F1");
+    await this.pick("F1", title);
+  }
+
+  /** Opens a quick input with `key` (Quick Open, the command palette), types `text`
+   * and takes the row that names it. */
+  async pick(key, text) {
+    await this.page.keyboard.press(key);
     await this.page.waitForSelector(".quick-input-widget:not([style*='display: none']) input");
-    await this.page.keyboard.type(title);
-    await this.page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*='${title}']`);
+    await this.page.keyboard.type(text);
+    await this.page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*='${text}']`);
     await this.page.keyboard.press("Enter");
   }
 

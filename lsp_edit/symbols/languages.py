@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
@@ -225,5 +224,7 @@ def grammar(language: str) -> ts.Language:
 def symbol_query(language: str) -> ts.Query:
     """The compiled symbol query of a canonical name (loaded once)."""
     spec = _BY_NAME[language]
+    from importlib import resources  # costs start-up time; only a query needs it
+
     source = resources.files("lsp_edit").joinpath(f"grammars/{spec.query}.scm").read_text("utf-8")
     return ts.Query(grammar(language), source)
