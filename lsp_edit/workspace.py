@@ -60,6 +60,9 @@ class Workspace:
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.realpath(root))
         self.listing = FileListing(self.root)
+        # Paths as written that named an existing file: a reply names the same file
+        # block after block, and resolving a path costs a realpath (a stat per folder).
+        self._existing: dict[str, FileRef] = {}
 
     def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused:
         """Turns a path written in a reply into a file inside the workspace.
@@ -69,6 +72,9 @@ class Workspace:
         and matches no file is still returned: the caller decides whether the
         block may create it.
         """
+        known = self._existing.get(written)
+        if known is not None and os.path.isfile(known.absolute):
+            return known
         cleaned = written.strip().replace("\\", "/")
         if not cleaned:
             return Refused("file_not_found", "The block names no file.")
@@ -87,6 +93,9 @@ class Workspace:
         if real == self.root or real.is_dir():
             return Refused("file_not_found", f"`{written}` is a folder, not a file.")
         relative = real.relative_to(self.root).as_posix()
+        if real.is_file():
+            self._existing[written] = FileRef(relative, real)
+            return self._existing[written]
         if real.exists() or not allow_tail_match:
             return FileRef(relative, real)
         matches = self._tail_matches(Path(cleaned).as_posix().lstrip("/"))

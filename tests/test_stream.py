@@ -241,3 +241,13 @@ def test_a_counted_hunk_takes_exactly_its_lines(lines, cuts):
     assert isinstance(edit, AnchoredEdit)
     assert (edit.hunks[0].old_lines, edit.hunks[0].new_lines) == (old, new)
     assert edit.span == ReplySpan(1, len(lines) + 3)
+
+
+def test_the_stream_says_whether_a_block_is_open_so_a_closing_line_can_complete_it():
+    stream = ReplyStream()
+    stream.feed("Some prose.\n")
+    assert not stream.in_block
+    stream.feed("f.txt\n<<<<<<< SEARCH\na\n=======\n")
+    assert stream.in_block
+    stream.feed("b\n>>>>>>> REPLACE\n")
+    assert not stream.in_block

@@ -219,3 +219,15 @@ def test_writing_a_reply_deletes_only_after_every_write_succeeded(root):
     assert failure is None
     assert not (root / "README.md").exists()
     assert (root / "docs" / "README.md").read_text() == "hi\n"
+
+
+def test_a_file_located_before_and_deleted_since_is_located_as_a_new_file(root):
+    workspace = Workspace(root)
+    first = workspace.locate("src/pkg/client.py")
+    assert isinstance(first, FileRef) and first.absolute.exists()
+    (root / "src" / "pkg" / "client.py").unlink()
+    (root / "tests").mkdir()
+    (root / "tests" / "client.py").write_text("")
+    again = workspace.locate("src/pkg/client.py")
+    assert isinstance(again, FileRef) and not again.absolute.exists()
+    assert again.note is not None and "`tests/client.py`" in again.note

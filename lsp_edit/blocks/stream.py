@@ -97,6 +97,11 @@ class ReplyStream:
         self._machine.read(text, end)
         return self._machine.take_items()
 
+    @property
+    def in_block(self) -> bool:
+        """Whether a block is open: only then can the next line complete one."""
+        return self._machine.in_block
+
     def finish(self) -> list[ReplyItem]:
         """The reply is complete: returns the remaining items, including a
         problem for a block left open."""
@@ -188,6 +193,11 @@ class _Machine:
     def take_items(self) -> list[ReplyItem]:
         items, self._items = self._items, []
         return items
+
+    @property
+    def in_block(self) -> bool:
+        """A block, a wrapping fence or JSON operations are open."""
+        return self._block is not None or self._wrapper is not None or self._json is not None
 
     def emit(self, item: ReplyItem) -> None:
         self._items.append(item)

@@ -267,11 +267,12 @@ class Editor:
 
     def publish_promptly(self, paths: set[Path]) -> None:
         """Publishes now, unless the last publication was so recent that a burst is
-        under way (a reply streaming in): then at most every few times what one costs."""
+        under way (a reply streaming in): then at most every sixteen times what one
+        costs, so that publishing takes at most a sixteenth of a long stream's time."""
         self._dirty |= paths
         if self._flush is not None:
             return
-        wait = self._last_publish + max(_PUBLISH_DELAY, 8 * self._publish_cost) - time.monotonic()
+        wait = self._last_publish + max(_PUBLISH_DELAY, 16 * self._publish_cost) - time.monotonic()
         if wait <= 0:
             self._publish_dirty()
         else:

@@ -146,7 +146,7 @@ class ReplyText:
         if self._fed >= len(self.raw):
             return []
         last = self.raw[-1]
-        if not _CLOSER.match(last):
+        if not self._stream.in_block or not _CLOSER.match(last):
             return []
         trial = copy.deepcopy(self._stream)
         return _blocks(trial.feed(last + "\n"))
