@@ -122,3 +122,11 @@ def test_the_index_finds_a_block_through_its_rarest_line() -> None:
 def test_reindent_detection_names_the_added_prefix() -> None:
     assert detect_reindent(["a", "  b"], ["    a", "      b"]) == Reindent("add", prefix="    ")
     assert detect_reindent(["a", "  b"], ["    a", "   b"]) is None
+
+
+def test_lines_that_each_repeat_many_times_are_found_where_they_stand_together() -> None:
+    # Each line of the block occurs eleven times, but together only once, at the end:
+    # however the search picks the line it starts from, every place is checked.
+    lines = ["a = 1", "pad"] * 10 + ["b = 2", "pad"] * 10 + ["a = 1", "b = 2"]
+    index = LineIndex(lines)
+    assert [(m.start, m.end) for m in search(index, ["a = 1", "b = 2"])] == [(40, 42)]

@@ -269,15 +269,16 @@ class LineIndex:
             self._keys[key] = found
         return found
 
-    def positions(self, key: Normaliser, value: str) -> list[int]:
-        """0-based indices of the lines whose `key` form is `value`."""
+    def positions(self, key: Normaliser, value: str, limit: int | None = None) -> list[int]:
+        """0-based indices of the lines whose `key` form is `value`; when the text is
+        not indexed, only the first `limit` of them (if given)."""
         index = self._positions.get(key)
         if index is None:
             if key is _as_written and self._scans < _SCANS_BEFORE_INDEXING:
                 # A new text (each block in a sequence makes one) is searched by
                 # list.index, in C, rather than paying for a whole dict it may use once.
                 self._scans += 1
-                return _scan(self.lines, value)
+                return _scan(self.lines, value, limit)
             index = {}
             for position, normalised in enumerate(self.keys(key)):
                 found = index.get(normalised)
@@ -293,20 +294,25 @@ class LineIndex:
 
 
 _SCANS_BEFORE_INDEXING = 16
+# An unindexed search scans up to this many of the block's lines for the rarest,
+# stopping once one occurs at most `_FEW_CANDIDATES` times.
+_PIVOT_SCANS = 3
+_FEW_CANDIDATES = 8
 
 
-def _scan(lines: Sequence[str], value: str) -> list[int]:
+def _scan(lines: Sequence[str], value: str, limit: int | None = None) -> list[int]:
     found: list[int] = []
     if not isinstance(lines, list):
-        return [i for i, line in enumerate(lines) if line == value]
+        return [i for i, line in enumerate(lines) if line == value][:limit]
     start = 0
-    while True:
+    while limit is None or len(found) < limit:
         try:
             start = lines.index(value, start)
         except ValueError:
             return found
         found.append(start)
         start += 1
+    return found
 
 
 _RECENT: list[tuple[weakref.ref[Text], LineIndex]] = []
@@ -366,10 +372,20 @@ def find_with(
     keys = [strategy.key(line) for line in core]
     pivot, pivot_positions = -1, list[int]()
     if not index.is_indexed(strategy.key) and strategy.key is _as_written:
-        # Unindexed: one scan for the longest line (length stands in for rarity);
-        # every candidate is verified below, so the choice changes no result.
-        pivot = max(range(len(keys)), key=lambda offset: len(keys[offset]))
-        pivot_positions = index.positions(strategy.key, keys[pivot])
+        # Unindexed: a scan for the longest line (length stands in for rarity), and
+        # for the next longest while the lines found are common (a repeated `return`
+        # would make every occurrence a candidate); every candidate is verified
+        # below, so the choice changes no result.
+        by_length = sorted(range(len(keys)), key=lambda offset: -len(keys[offset]))
+        for offset in by_length[:_PIVOT_SCANS]:
+            positions = index.positions(strategy.key, keys[offset], _FEW_CANDIDATES + 1)
+            if len(positions) <= _FEW_CANDIDATES:
+                pivot, pivot_positions = offset, positions
+                break
+        else:
+            # Every line scanned is common: all the places of the longest.
+            pivot = by_length[0]
+            pivot_positions = index.positions(strategy.key, keys[pivot])
     for offset, key in enumerate(keys if pivot < 0 else ()):
         positions = index.positions(strategy.key, key)
         if not positions:
@@ -380,9 +396,13 @@ def find_with(
     file_keys = index.keys(strategy.key)
     size = len(core)
     matches = []
+    only = windows[0] if len(windows) == 1 else None
     for position in pivot_positions:
         start = position - pivot
-        if not any(lo <= start and start + size <= hi for lo, hi in windows):
+        if only is not None:
+            if not only[0] <= start <= only[1] - size:
+                continue
+        elif not any(lo <= start and start + size <= hi for lo, hi in windows):
             continue
         if list(file_keys[start : start + size]) != keys:
             continue
