@@ -312,7 +312,9 @@ async def _type_into(session: Session, uri: str, text: str, piece: int) -> None:
             column = len(chunk) - chunk.rfind("\n") - 1
         else:
             column += len(chunk)
-    await session.command("lspEdit.list", {})
+    # A request answered after every delta was read (and what they changed published),
+    # which lists only the document's own changes: none.
+    await session.command("lspEdit.list", {"uri": uri})
 
 
 async def stream_rows(session: Session, runs: int = 3) -> list[Row]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 
 from lsp_edit.changes import Status
-from lsp_edit.positions import PositionEncoding
+from lsp_edit.positions import Point, PositionEncoding
 from lsp_edit.server import render
 from lsp_edit.server.hunks import TrackedBuffer
 from lsp_edit.server.store import ChangeKind, Hunk, PendingChange
@@ -95,3 +96,40 @@ def test_the_summary_for_the_llm_never_contradicts_itself() -> None:
     assert "All changes were applied." in render.review_summary(
         [accepted, rejected], lambda p: BUFFER
     )
+
+
+def test_diagnostics_kept_between_publications_follow_every_move_and_state() -> None:
+    """A reply streaming in publishes the same changes again and again from a cache:
+    what it sends must always be what rendering them afresh gives."""
+    buffer = TrackedBuffer.of(Text.from_string("a\nb\nc\nd"))
+    view = render.View(PositionEncoding.UTF16, lambda path: path.as_uri(), lambda path: buffer)
+    shown = render.ShownDiagnostics()
+    near_end = change(Hunk(3, 4, ("d",), ("D",)))
+    middle = PendingChange(
+        id="2",
+        session="s1",
+        path=FILE,
+        display="app.py",
+        description="Change to `app.py` (SEARCH/REPLACE, reply line 9)",
+        status=Status.PENDING,
+        hunks=[Hunk(1, 2, ("b",), ("B",))],
+    )
+
+    def fresh() -> list[object]:
+        converter = get_converter()
+        return [converter.unstructure(d) for d in render.diagnostics([near_end, middle], view)]
+
+    assert shown.of_file(FILE, [near_end, middle], view) == fresh()
+    # The last line, which the first change reaches, grows: its range ends further.
+    buffer.edit(Point(3, 1), Point(3, 1), "dd")
+    assert shown.of_file(FILE, [near_end, middle], view) == fresh()
+    assert shown.of_file(FILE, [near_end, middle], view)[0]["range"]["end"]["character"] == 3
+    # A line typed above both: they move down.
+    buffer.edit(Point(0, 0), Point(0, 0), "new\n")
+    near_end.hunks = [Hunk(4, 5, ("ddd",), ("D",))]
+    middle.hunks = [Hunk(2, 3, ("b",), ("B",))]
+    assert shown.of_file(FILE, [near_end, middle], view) == fresh()
+    # One goes stale: a warning with the reason replaces the pending note.
+    middle.status, middle.code, middle.message = Status.STALE, "stale", "its lines changed"
+    assert shown.of_file(FILE, [near_end, middle], view) == fresh()
+    assert shown.of_file(FILE, [near_end, middle], view)[1]["severity"] == 2

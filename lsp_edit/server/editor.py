@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 PROPOSED_SCHEME = "lsp-edit-proposed"
 # Diagnostics follow typing after this pause, so a burst of keystrokes publishes once.
 _PUBLISH_DELAY = 0.15
+# While a reply streams in, publishing waits this many times what it cost last time.
+_PUBLISH_SHARE = 32
 
 
 def proposed_uri(file_uri: str) -> str:
@@ -102,6 +104,7 @@ class Editor:
         self.last_source: Path | None = None
         self._paths: dict[str, Path | None] = {}  # URI -> real path, once looked up
         self._published: set[Path] = set()
+        self._shown = render.ShownDiagnostics()
         self._dirty: set[Path] = set()
         self._flush: asyncio.TimerHandle | None = None
         self._last_publish = 0.0
@@ -230,27 +233,37 @@ class Editor:
                 continue
             document = self.replies.get(path)
             if document is not None:
-                found = render.reply_diagnostics(
-                    self.reply_changes(document), view, document.text.buffer
+                found = self._shown.of_reply(
+                    path, self.reply_changes(document), view, document.text.buffer
                 )
             else:
                 shown = [c for c in self.store.in_file(path) if not self.shown_in_reply(c)]
-                found = render.diagnostics(shown, view)
+                found = self._shown.of_file(path, shown, view)
             if not found and path not in self._published:
                 continue
             if found:
                 self._published.add(path)
             else:
                 self._published.discard(path)
-            self.server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=self.uri_of(path), diagnostics=found)
-            )
+            self._send_diagnostics(self.uri_of(path), found)
             if self.client.content_refresh and document is None:
                 self.server.workspace_text_document_content_refresh(
                     types.TextDocumentContentRefreshParams(uri=proposed_uri(self.uri_of(path)))
                 )
         if self.client.lens_refresh:
             self.server.workspace_code_lens_refresh(None)
+
+    def _send_diagnostics(self, uri: str, diagnostics: list[dict[str, Any]]) -> None:
+        """`textDocument/publishDiagnostics` with diagnostics already in JSON form:
+        pygls would otherwise turn thousands of them into JSON again on every
+        publication (its own notify takes only typed parameters)."""
+        self.server.protocol._send_data(
+            {
+                "jsonrpc": "2.0",
+                "method": types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                "params": {"uri": uri, "diagnostics": diagnostics},
+            }
+        )
 
     def shown_in_reply(self, change: PendingChange) -> bool:
         """A block that failed is reported on its reply document while that is open."""
@@ -267,12 +280,17 @@ class Editor:
 
     def publish_promptly(self, paths: set[Path]) -> None:
         """Publishes now, unless the last publication was so recent that a burst is
-        under way (a reply streaming in): then at most every sixteen times what one
-        costs, so that publishing takes at most a sixteenth of a long stream's time."""
+        under way (a reply streaming in): then at most every `_PUBLISH_SHARE` times
+        what one costs, so a reply of thousands of blocks does not spend its time
+        sending the same diagnostics again (each publication carries all of a file's)."""
         self._dirty |= paths
         if self._flush is not None:
             return
-        wait = self._last_publish + max(_PUBLISH_DELAY, 16 * self._publish_cost) - time.monotonic()
+        wait = (
+            self._last_publish
+            + max(_PUBLISH_DELAY, _PUBLISH_SHARE * self._publish_cost)
+            - time.monotonic()
+        )
         if wait <= 0:
             self._publish_dirty()
         else:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 
 from lsp_edit.changes import Status
 from lsp_edit.positions import Point, PositionEncoding
@@ -22,6 +23,7 @@ from lsp_edit.server.store import ChangeKind, Hunk, PendingChange
 from lsp_edit.symbols.model import Symbol
 from lsp_edit.text import Text, strip_ending
 
+_CONVERTER = get_converter()
 SOURCE = "lsp-edit"
 PENDING_CODE = "pending-change"
 SEVERITY = {
@@ -173,6 +175,104 @@ def _problem(change: PendingChange, where: types.Range) -> types.Diagnostic:
         code=public_code(change.code),
         data={"id": change.id, "reason": change.code},
     )
+
+
+class ShownDiagnostics:
+    """The diagnostics of each file as JSON, each change's kept while what it shows is
+    the same: a reply streaming in publishes thousands of changes again and again, and
+    building and serializing them is most of what a publication costs."""
+
+    def __init__(self) -> None:
+        self._files: dict[Path, dict[str, tuple[object, list[dict[str, Any]]]]] = {}
+
+    def of_file(
+        self, path: Path, changes: Sequence[PendingChange], view: View
+    ) -> list[dict[str, Any]]:
+        """`diagnostics` of the changes shown in a file."""
+        buffer = view.buffer_of(path)
+        return self._rendered(
+            path,
+            changes,
+            lambda change: (
+                _looks(change),
+                _hunk_lines(change),
+                _end_of(buffer, change.line_span()),
+                _style(view),
+            ),
+            lambda change: diagnostics([change], view),
+        )
+
+    def of_reply(
+        self, path: Path, changes: Sequence[PendingChange], view: View, reply: TrackedBuffer
+    ) -> list[dict[str, Any]]:
+        """`reply_diagnostics` of a reply document."""
+        return self._rendered(
+            path,
+            changes,
+            lambda change: (
+                _looks(change),
+                _block_lines(change),
+                _end_of(reply, _block_lines(change)),
+                _style(view),
+            ),
+            lambda change: reply_diagnostics([change], view, reply),
+        )
+
+    def _rendered(
+        self,
+        path: Path,
+        changes: Sequence[PendingChange],
+        shows: Callable[[PendingChange], object],
+        render: Callable[[PendingChange], list[types.Diagnostic]],
+    ) -> list[dict[str, Any]]:
+        before = self._files.get(path, {})
+        now: dict[str, tuple[object, list[dict[str, Any]]]] = {}
+        out: list[dict[str, Any]] = []
+        for change in changes:
+            key = shows(change)
+            kept = before.get(change.id)
+            if kept is None or kept[0] != key:
+                kept = (key, [_CONVERTER.unstructure(d) for d in render(change)])
+            now[change.id] = kept
+            out += kept[1]
+        self._files[path] = now
+        return out
+
+
+def _looks(change: PendingChange) -> tuple[object, ...]:
+    """What a change's diagnostic says, apart from where it is."""
+    return (
+        change.status,
+        change.kind,
+        change.description,
+        change.code,
+        change.message,
+        change.move_to,
+    )
+
+
+def _hunk_lines(change: PendingChange) -> tuple[tuple[int, int, int, bool], ...]:
+    return tuple((h.start, h.end, len(h.new), bool(h.old)) for h in change.hunks)
+
+
+def _block_lines(change: PendingChange) -> tuple[int, int] | None:
+    """The 0-based lines of the reply block a change came from (end exclusive)."""
+    if change.reply is None:
+        return None
+    return change.reply.span.start_line - 1, change.reply.span.end_line
+
+
+def _end_of(buffer: TrackedBuffer | None, lines: tuple[int, int] | None) -> object:
+    """What a range over `lines` depends on beyond them: the buffer's last line, when
+    the range reaches it (it then ends at that line's end)."""
+    count = buffer.line_count if buffer is not None else 0
+    if buffer is None or count == 0 or lines is None or lines[1] + 1 < count:
+        return count == 0
+    return (count, buffer.raw[-1])
+
+
+def _style(view: View) -> tuple[object, str]:
+    return (view.encoding, view.pending_severity)
 
 
 def change_json(change: PendingChange, view: View) -> dict[str, Any]:
