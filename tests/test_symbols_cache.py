@@ -1,5 +1,7 @@
-"""`SymbolIndex`: cached per (key, version), reparsed around each edit, always
-giving the symbols a fresh parse gives."""
+"""`SymbolIndex`: cached per (key, version), reparsed around each edit, giving
+the symbols a fresh parse gives to a text without a syntax error; to one with
+an error around the edit, the last clean version's symbols outside the edited
+code and that code's own inside."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_edit.symbols import SymbolIndex, index_symbols, regions
+from lsp_edit.symbols.index import parse, source_bytes
 from lsp_edit.text import LineEdit, Text
 
 PY = Text.from_string(
@@ -167,12 +170,104 @@ def test_an_added_line_shifts_the_symbols_below_the_region() -> None:
     ]
 
 
-def test_an_edit_leaving_an_unclosed_string_reparses_the_whole_document() -> None:
+def test_an_edit_leaving_an_unclosed_string_reparses_only_the_code_around_it() -> None:
     index = SymbolIndex()
     index.symbols("a.py", 1, PY, "python")
     edited = PY.replace([LineEdit(10, 11, ('        return "1',))])
-    assert index.symbols("a.py", 2, edited, "python") == index_symbols(edited, "python")
-    assert index.last_update == "full"
+    symbols = index.symbols("a.py", 2, edited, "python")
+    assert index.last_update == "region"
+    assert [(s.dotted, s.start_line, s.end_line) for s in symbols] == [
+        ("helper", 3, 6),
+        ("Client", 8, 15),
+        ("Client-open", 9, 11),
+        ("Client-chat", 12, 15),
+        ("main", 17, 19),
+    ]
+
+
+JAVA_CLASSES = Text.from_string(
+    "".join(
+        f"class S{n} {{\n    /** Runs {n}. */\n    int run(int x) {{\n"
+        f"        return x * {n};\n    }}\n}}\n\n"
+        for n in range(6)
+    )
+)
+# Line 14 is `class S2 {`, line 31 `        return x * 4;`.
+STRAY_PARENTHESIS = LineEdit(14, 15, ("class S2 { ( 2",))
+
+
+def test_a_stray_parenthesis_in_a_class_header_keeps_the_classes_below_it() -> None:
+    broken = JAVA_CLASSES.replace([STRAY_PARENTHESIS])
+    # Parsed whole, tree-sitter's error recovery takes the rest of the file.
+    assert [s.dotted for s in index_symbols(broken, "java")][-1] == "S2"
+    index = SymbolIndex()
+    index.symbols("A.java", 1, JAVA_CLASSES, "java")
+    symbols = index.symbols("A.java", 2, broken, "java")
+    assert index.last_update == "region"
+    assert [(s.dotted, s.start_line) for s in symbols] == [
+        ("S0", 0),
+        ("S0-run", 1),
+        ("S1", 7),
+        ("S1-run", 8),
+        ("S2", 14),
+        ("S3", 21),
+        ("S3-run", 22),
+        ("S4", 28),
+        ("S4-run", 29),
+        ("S5", 35),
+        ("S5-run", 36),
+    ]
+
+
+def test_an_edit_elsewhere_in_a_broken_text_keeps_the_symbols_between() -> None:
+    index = SymbolIndex()
+    index.symbols("A.java", 1, JAVA_CLASSES, "java")
+    broken = JAVA_CLASSES.replace([STRAY_PARENTHESIS])
+    index.symbols("A.java", 2, broken, "java")
+    edited = broken.replace([LineEdit(31, 32, ("        return x * 40;", "        // more"))])
+    symbols = index.symbols("A.java", 3, edited, "java")
+    assert index.last_update == "region"
+    assert [(s.dotted, s.start_line, s.end_line) for s in symbols][5:] == [
+        ("S3", 21, 27),
+        ("S3-run", 22, 26),
+        ("S4", 28, 35),
+        ("S4-run", 29, 34),
+        ("S5", 36, 42),
+        ("S5-run", 37, 41),
+    ]
+
+
+def test_fixing_the_error_gives_the_symbols_of_a_fresh_parse_again() -> None:
+    index = SymbolIndex()
+    index.symbols("A.java", 1, JAVA_CLASSES, "java")
+    broken = JAVA_CLASSES.replace([STRAY_PARENTHESIS])
+    index.symbols("A.java", 2, broken, "java")
+    edited = broken.replace([LineEdit(31, 32, ("        return x * 40;",))])
+    index.symbols("A.java", 3, edited, "java")
+    fixed = edited.replace([LineEdit(14, 15, ("class S2 {",))])
+    assert index.symbols("A.java", 4, fixed, "java") == index_symbols(fixed, "java")
+    # Without a whole parse: the edit below was indexed as if made in the clean text.
+    assert index.last_update == "cached"
+
+
+def test_a_stray_parenthesis_in_a_long_class_loses_only_the_member_it_is_in() -> None:
+    text = Text.from_string(
+        "class Big {\n"
+        + "".join(
+            f"    /** Runs {n}. */\n    int run{n}(int x) {{\n        return x * {n};\n    }}\n\n"
+            for n in range(12)
+        )
+        + "}\n"
+    )
+    index = SymbolIndex()
+    with nesting_small_containers():
+        index.symbols("A.java", 1, text, "java")
+        # Line 22 is the header of run4.
+        broken = text.replace([LineEdit(22, 23, ("    int run4(int x) { (",))])
+        symbols = index.symbols("A.java", 2, broken, "java")
+    assert index.last_update == "region"
+    paths = [s.dotted for s in symbols]
+    assert paths == ["Big", *(f"Big-run{n}" for n in range(12))]
 
 
 def test_an_edit_in_a_class_spanning_the_file_reparses_one_member() -> None:
@@ -275,13 +370,25 @@ def edit_sessions(draw: st.DrawFn) -> tuple[str, list[tuple[int, int, list[str]]
 
 
 def _replay(language: str, text: Text, edits: list[tuple[int, int, list[str]]]) -> None:
+    """A text without a syntax error gets the symbols of a fresh parse; one with
+    an error, symbols in document order that each hold their name where they
+    say they are."""
     index = SymbolIndex()
     index.symbols("doc", 0, text, language)
     for version, (start, length, new_lines) in enumerate(edits, start=1):
         start = min(start, text.line_count)
         end = min(start + length, text.line_count)
         text = text.replace([LineEdit(start, end, tuple(new_lines))])
-        assert index.symbols("doc", version, text, language) == index_symbols(text, language)
+        symbols = index.symbols("doc", version, text, language)
+        if not parse(language, source_bytes(text)).root_node.has_error:
+            assert symbols == index_symbols(text, language)
+            continue
+        assert symbols == sorted(symbols, key=lambda s: (s.start_line, -s.end_line))
+        for symbol in symbols:
+            assert 0 <= symbol.start_line <= symbol.body_start_line < symbol.end_line
+            assert symbol.end_line <= text.line_count + 1
+            lines = text.lines[symbol.body_start_line : symbol.end_line]
+            assert any(symbol.path[-1] in line for line in lines)
 
 
 @settings(max_examples=60, deadline=None)

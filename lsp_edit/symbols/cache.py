@@ -10,8 +10,23 @@ shifted by the change in line count. A one-line edit so costs a millisecond or
 two, where tree-sitter reparsing a 20,000-line file, even incrementally, takes
 5-15 ms.
 
-Otherwise (a syntax error above the edit or in it, an edit at a container's
-edge, a region that does not come back the same) the document is parsed whole:
+An edit that leaves a syntax error in the code it changed is re-indexed from
+the last version without one (`SymbolIndex._from_clean`): the units the text
+changed in since then are parsed on their own, error and all, and the symbols
+are that clean version's outside them (shifted) and their own inside. That is
+not what a fresh parse gives, on purpose: tree-sitter's error recovery can take
+a stray `(` in a Java class header for the start of something that swallows
+every class below it, and takes a second or more to do so in a large file. An
+edit elsewhere while the text is broken, which parses there, is made in the
+clean version too (`_clean_beside`), so the broken units stay those the first
+edit touched. Once the changed units parse again, the usual region update from
+the clean version gives the symbols of a fresh parse again. (When the code
+below could mend the error, see `regions.parse_edited_units`, the text is
+parsed whole instead: the symbols of a text without an error are always those
+of a fresh parse.)
+
+Otherwise (a syntax error above the edit, an edit at a container's edge, a
+region that does not come back the same) the document is parsed whole:
 incrementally from the last parse that had no syntax error, querying only the
 top-level definitions around the change again, or, when the new text has a
 syntax error, from scratch (see `_whole`). The outline is then built from that
@@ -38,7 +53,13 @@ from lsp_edit.symbols.index import (
 )
 from lsp_edit.symbols.languages import LanguageSpec
 from lsp_edit.symbols.model import Symbol
-from lsp_edit.symbols.regions import Container, Lines, build, reparse_region
+from lsp_edit.symbols.regions import (
+    Container,
+    Lines,
+    build,
+    parse_edited_units,
+    reparse_region,
+)
 from lsp_edit.text import Text
 
 _CHUNK = 4096
@@ -71,6 +92,12 @@ class _Document:
     # What a whole reparse starts from: the last whole parse without a syntax
     # error (or the first parse while there is none).
     base: _Snapshot
+    # Whether the text has a syntax error: in its whole parse, or, re-indexed
+    # from its last version without one, in the code around the change.
+    has_error: bool = False
+    # While the text has a syntax error, its last version without one (where
+    # the next edit is re-indexed from, see `_from_clean`); None otherwise.
+    clean: _Document | None = None
 
 
 class SymbolIndex:
@@ -84,6 +111,11 @@ class SymbolIndex:
     `last_update` says how the last call got its symbols: "cached" (same
     version or same text), "region" (only the code around the edit was parsed)
     or "full" (the whole document was parsed, incrementally when possible).
+
+    A text without a syntax error gets the symbols `index_symbols` gives. One
+    with an error gets either those or, when the error is in the code changed
+    since its last version without one, that version's symbols outside that
+    code and the code's own inside (see the module docstring).
     """
 
     def __init__(self, max_documents: int = 64) -> None:
@@ -110,11 +142,19 @@ class SymbolIndex:
         source = _source(text)
         lines = Lines(text.raw_lines)
         document = None
+        clean = None
         if cached is not None:
             document = self._update(cached, spec, version, source, lines)
+            clean = cached.clean if cached.has_error else cached
+            if document is None and clean is not None:
+                if cached.has_error:
+                    clean = self._clean_beside(cached, clean, spec, source)
+                document = self._from_clean(
+                    clean, spec, version, source, lines, tried=clean is cached
+                )
         if document is None:
             previous = cached.base if cached is not None else None
-            document = _whole(previous, spec, version, source, lines)
+            document = _whole(previous, spec, version, source, lines, clean)
             self.last_update = "full"
         self._documents[key] = document
         self._documents.move_to_end(key)
@@ -157,6 +197,8 @@ class SymbolIndex:
                 cached.outline,
                 cached.tree,
                 cached.base,
+                cached.has_error,
+                cached.clean,
             )
         if cached.tree is not None and cached.outline is None:
             cached.outline = _outline(cached.tree, cached, spec, start)
@@ -179,7 +221,10 @@ class SymbolIndex:
             cached.symbols, tree, lines, spec, source, (first, old_last, new_last, new_end)
         )
         if symbols is None:
-            # (The outline changed already; the whole parse makes a new one.)
+            # The outline changed already and no longer fits `cached` (which may
+            # stay the clean version of what follows); the whole parse makes a
+            # new one.
+            cached.outline = None
             return None
         self.last_update = "region"
         return _Document(
@@ -192,6 +237,93 @@ class SymbolIndex:
             cached.outline,
             None,
             cached.base,
+            cached.has_error,
+            cached.clean,
+        )
+
+    def _clean_beside(
+        self, cached: _Document, clean: _Document, spec: LanguageSpec, source: bytes
+    ) -> _Document:
+        """`clean` with the change from `cached` (which has a syntax error) to
+        `source` made too, when that change lies outside the code `cached`
+        changed since `clean` and the result parses there (a region update of
+        `clean`); `clean` otherwise. So an edit elsewhere in a broken text does
+        not widen the code whose symbols are taken from its own parse."""
+        start, old_end, new_end = changed_bytes(cached.source, source)
+        broken_start, clean_end, cached_end = changed_bytes(clean.source, cached.source)
+        if old_end < broken_start:
+            shift = 0
+        elif start > cached_end:
+            shift = clean_end - cached_end
+        else:
+            return clean
+        beside = (
+            clean.source[: start + shift] + source[start:new_end] + clean.source[old_end + shift :]
+        )
+        lines = Lines(beside.decode("utf-8").split("\n"))
+        advanced = self._update(clean, spec, None, beside, lines)
+        if advanced is None or advanced.has_error:
+            return clean
+        return advanced
+
+    def _from_clean(
+        self,
+        clean: _Document,
+        spec: LanguageSpec,
+        version: int | None,
+        source: bytes,
+        lines: Lines,
+        *,
+        tried: bool,
+    ) -> _Document | None:
+        """The document of a text from `clean`, its last version without a
+        syntax error, when the units changed since then have one: they are
+        parsed on their own, error and all, and the symbols are `clean`'s
+        outside them and theirs inside. When those units parse without an
+        error, the usual region update from `clean` (unless `tried` already).
+        None when neither can stand for the document."""
+        if clean.outline is None and clean.tree is not None:
+            clean.outline = _outline(clean.tree, clean, spec, len(clean.source))
+            clean.tree = None
+        if clean.outline is None or not lines:
+            return None
+        old = clean.source
+        start, old_end, new_end = changed_bytes(old, source)
+        found = parse_edited_units(
+            clean.outline,
+            spec,
+            lines,
+            old.count(b"\n", 0, start),
+            old.count(b"\n", 0, old_end),
+            len(lines) - clean.line_count,
+        )
+        if found is None:
+            return None
+        if not found.broken:
+            return None if tried else self._update(clean, spec, version, source, lines)
+        symbols = _merge(
+            clean.symbols,
+            found.tree,
+            lines,
+            spec,
+            source,
+            (found.first, found.old_end, found.new_end, new_end),
+        )
+        if symbols is None:
+            return None
+        self.last_update = "region"
+        return _Document(
+            version,
+            spec.name,
+            source,
+            len(lines),
+            lines,
+            symbols,
+            None,
+            None,
+            clean.base,
+            has_error=True,
+            clean=clean,
         )
 
 
@@ -295,10 +427,12 @@ def _whole(
     version: int | None,
     source: bytes,
     lines: Lines,
+    clean: _Document | None,
 ) -> _Document:
     """The document parsed whole: incrementally from the last parse without a
     syntax error when there is one and the result has none either, else from
-    scratch.
+    scratch. `clean`: the last version without a syntax error, kept when this
+    one has one.
 
     Tree-sitter reusing subtrees next to a syntax error can recover from it
     otherwise than a fresh parse does (an unclosed JavaScript template string,
@@ -311,10 +445,20 @@ def _whole(
     if base is None:
         tree = parse(spec.name, source)
         fresh = _Snapshot(source, len(lines), tree, symbols_from_tree(tree, lines, spec))
-        if previous is not None and tree.root_node.has_error:
+        if tree.root_node.has_error:
             # Keep the last clean parse as the start of the next reparse.
             return _Document(
-                version, spec.name, source, len(lines), lines, fresh.symbols, None, tree, previous
+                version,
+                spec.name,
+                source,
+                len(lines),
+                lines,
+                fresh.symbols,
+                None,
+                tree,
+                previous if previous is not None else fresh,
+                True,
+                clean,
             )
         base = fresh
     return _Document(

@@ -22,6 +22,12 @@ the region can see the difference. `reparse_region` checks it and answers None
   to the container's own header or closing lines, which are real text;
 - the containers around the region come back with their real first and last
   rows.
+
+`parse_edited_units` parses only the units an edit touched, with the same
+containers around them, and keeps their syntax errors: for a text with an error
+there, whose symbols outside those units are taken from its last version
+without one (see `cache`). It only checks that the code below cannot mend the
+error (which a whole parse would then not have).
 """
 
 from __future__ import annotations
@@ -61,6 +67,26 @@ CONTAINER_TYPES: dict[str, frozenset[str]] = {
     ),
     "cpp": frozenset({"namespace_definition", "class_specifier", "struct_specifier"}),
     "ruby": frozenset({"class", "module"}),
+}
+
+# Tokens that can span lines, as (opener, closer); "" as the closer: one whose
+# end is not told apart from its start by text alone (any opener counts as left
+# open). An edit that leaves one open may be closed by text far below it, and
+# the whole document parse again (see `parse_edited_units`).
+_C_BLOCK = ("/*", "*/")
+_BACKTICK = ("`", "`")
+SPANNING_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
+    "python": (('"""', '"""'), ("'''", "'''")),
+    "javascript": (_C_BLOCK, _BACKTICK),
+    "typescript": (_C_BLOCK, _BACKTICK),
+    "tsx": (_C_BLOCK, _BACKTICK),
+    "go": (_C_BLOCK, _BACKTICK),
+    "rust": (_C_BLOCK, ('"', '"'), ('r#"', "")),
+    "java": (_C_BLOCK, ('"""', '"""')),
+    "c": (_C_BLOCK,),
+    "cpp": (_C_BLOCK, ('R"', "")),
+    "c_sharp": (_C_BLOCK, ('"""', '"""'), ('@"', "")),
+    "ruby": (("=begin", "=end"), ('"', '"'), ("'", "'"), ("<<", ""), ("%", "")),
 }
 
 _Signature = tuple[tuple[str, int, int, int, int], ...]
@@ -287,22 +313,22 @@ class _Level:
     index: int
 
 
-def reparse_region(
-    outline: Container,
-    spec: LanguageSpec,
-    lines: Sequence[str],
-    changed_first: int,
-    changed_last: int,
-    delta: int,
-) -> tuple[int, int, int, ts.Tree] | None:
-    """Parses the region around old rows `changed_first..changed_last` (inclusive,
-    the rows the edit touched) of a document whose new `lines` have `delta` more
-    lines, and updates `outline` in place to the new text.
+@dataclass(frozen=True)
+class _Place:
+    """Where some rows sit in an outline: units `first..last` (inclusive) of
+    `container`, whose rows are relative to `base`, inside the containers of
+    `levels` (outermost first)."""
 
-    Returns (first row, old end row, new end row, tree of the region), or None
-    (outline untouched) when the region cannot stand for the document.
-    """
-    low, high = max(changed_first - 1, 0), changed_last + 1
+    container: Container
+    base: int
+    levels: list[_Level]
+    first: int
+    last: int
+
+
+def _locate(outline: Container, low: int, high: int) -> _Place:
+    """The units holding rows `low..high`, in the innermost container holding
+    them all."""
     container, base = outline, 0
     levels: list[_Level] = []
     while True:
@@ -317,39 +343,54 @@ def reparse_region(
             break
         levels.append(_Level(container, base, first))
         container, base = child, child_base
-    starts, units = container.starts, container.units
-    if not units:
-        return None
-    # Margins: an untouched unit of code on each side (attributes before it go along).
-    before = first - 1
-    while before >= 0 and not units[before].solid:
-        before -= 1
-    while before > 0 and units[before - 1].attribute:
-        before -= 1
-    begin = max(before, 0)
-    after = last + 1
-    while after < len(units) and not units[after].solid:
-        after += 1
-    stop = min(after + 1, len(units))
+    return _Place(container, base, levels, first, last)
+
+
+def _parseable(place: _Place, spec: LanguageSpec, stop: int) -> bool:
+    """Whether units from the start of `place` up to `stop` can be parsed apart
+    from the rest of the document."""
+    container, levels = place.container, place.levels
     # Python's indentation is state carried from the members above the region
     # (the region is parsed after the header alone): they must all start where
     # the region does, at every level.
     if spec.name == "python" and any(
         outer.column is None for outer in [container, *(level.container for level in levels)]
     ):
-        return None
+        return False
     # A syntax error above the region may leave the parser in another state
     # where the region starts; one below it cannot reach back over the margin.
-    if any(unit.error for unit in units[:stop]) or any(
-        unit.error for level in levels for unit in level.container.units[: level.index]
-    ):
-        return None
+    return not (
+        any(unit.error for unit in container.units[:stop])
+        or any(unit.error for level in levels for unit in level.container.units[: level.index])
+    )
+
+
+def _rows(place: _Place, begin: int, stop: int, delta: int) -> tuple[int, int, int] | None:
+    """The region of units `begin..stop` (half-open): its first row, old and new
+    end rows; None when it is too long to be worth it."""
+    container, base = place.container, place.base
+    starts = container.starts
     # At the top, a region from the first unit starts with the document.
-    region_first = base + starts[begin] if levels or begin > 0 else 0
-    old_end = base + (starts[stop] if stop < len(units) else container.end)
+    region_first = base + starts[begin] if place.levels or begin > 0 else 0
+    old_end = base + (starts[stop] if stop < len(starts) else container.end)
     new_end = old_end + delta
     if new_end - region_first > MAX_REGION_LINES or new_end < region_first:
         return None
+    return region_first, old_end, new_end
+
+
+def _parse_region(
+    place: _Place,
+    spec: LanguageSpec,
+    lines: Sequence[str],
+    rows: tuple[int, int, int],
+    delta: int,
+) -> tuple[ts.Tree, list[ts.Node]] | None:
+    """Parses the region's rows with the header and closing lines of the
+    containers around it. Returns its tree and its top nodes inside the
+    innermost container; None when a container does not come back whole."""
+    container, base, levels = place.container, place.base, place.levels
+    region_first, _, new_end = rows
     # The containers around the region (below the top): their header rows, the
     # region, then their closing rows, innermost first.
     around = [(level.container, level.base) for level in levels[1:]]
@@ -362,11 +403,8 @@ def reparse_region(
         for outer, outer_base in reversed(around)
     ]
     tree = _parse_rows(spec, lines, segments)
-    root = tree.root_node
-    if root.has_error:
-        return None
     # Walk down the containers around the region; each must come back whole.
-    nodes = list(root.children)
+    nodes = list(tree.root_node.children)
     for level, inner_base in _chain(levels, base):
         groups = _group(nodes)
         named = [read.node for read in groups[0] if read.named] if len(groups) == 1 else []
@@ -388,6 +426,55 @@ def reparse_region(
         ):
             return None
         nodes = _members(body)
+    return tree, nodes
+
+
+def reparse_region(
+    outline: Container,
+    spec: LanguageSpec,
+    lines: Sequence[str],
+    changed_first: int,
+    changed_last: int,
+    delta: int,
+) -> tuple[int, int, int, ts.Tree] | None:
+    """Parses the region around old rows `changed_first..changed_last` (inclusive,
+    the rows the edit touched) of a document whose new `lines` have `delta` more
+    lines, and updates `outline` in place to the new text.
+
+    Returns (first row, old end row, new end row, tree of the region), or None
+    (outline untouched) when the region cannot stand for the document.
+    """
+    place = _locate(outline, max(changed_first - 1, 0), changed_last + 1)
+    container, base, levels, first, last = (
+        place.container,
+        place.base,
+        place.levels,
+        place.first,
+        place.last,
+    )
+    starts, units = container.starts, container.units
+    if not units:
+        return None
+    # Margins: an untouched unit of code on each side (attributes before it go along).
+    before = first - 1
+    while before >= 0 and not units[before].solid:
+        before -= 1
+    while before > 0 and units[before - 1].attribute:
+        before -= 1
+    begin = max(before, 0)
+    after = last + 1
+    while after < len(units) and not units[after].solid:
+        after += 1
+    stop = min(after + 1, len(units))
+    if not _parseable(place, spec, stop):
+        return None
+    rows = _rows(place, begin, stop, delta)
+    if rows is None:
+        return None
+    parsed = _parse_region(place, spec, lines, rows, delta)
+    if parsed is None or parsed[0].root_node.has_error:
+        return None
+    tree, nodes = parsed
     groups = _group(nodes)
     new_units = [make_unit(group, lines, spec) for group in groups]
     new_starts = [group[0].row - base for group in groups]
@@ -423,7 +510,108 @@ def reparse_region(
     units[begin:stop] = new_units
     if container.column is not None:
         container.column = _column(new_units, container.column)
-    return region_first, old_end, new_end, tree
+    return rows[0], rows[1], rows[2], tree
+
+
+@dataclass(frozen=True)
+class EditedUnits:
+    """The units an edit touched, parsed on their own: their first row, old and
+    new end rows, and their tree. `broken`: they have a syntax error that the
+    code below them cannot mend (see `parse_edited_units`)."""
+
+    first: int
+    old_end: int
+    new_end: int
+    tree: ts.Tree
+    broken: bool
+
+
+def parse_edited_units(
+    outline: Container,
+    spec: LanguageSpec,
+    lines: Sequence[str],
+    changed_first: int,
+    changed_last: int,
+    delta: int,
+) -> EditedUnits | None:
+    """Parses the units holding old rows `changed_first..changed_last` on their
+    own (no margins), with the header and closing lines of the containers around
+    them, whether or not they now have a syntax error; `outline` is left as it is.
+
+    None when the region is too long or a container around it does not come
+    back whole. Otherwise nothing is checked about the code outside the region:
+    a caller keeps its own symbols there when the region is `broken`. The
+    region is not counted broken when the code below could mend its error,
+    which a whole parse would then not have: the next unit of code completes it
+    (a decorator or `template <...>` written above a definition), it leaves a
+    comment or string open that text below could close, or (Ruby) a lone `end`
+    below could close what it leaves open.
+    """
+    place = _locate(outline, changed_first, changed_last)
+    units = place.container.units
+    if not units:
+        return None
+    # Attributes and comments go with the definition after them.
+    begin, stop = place.first, place.last + 1
+    while begin > 0 and units[begin - 1].attribute:
+        begin -= 1
+    while stop < len(units) and not units[stop - 1].solid:
+        stop += 1
+    if not _parseable(place, spec, stop):
+        return None
+    rows = _rows(place, begin, stop, delta)
+    if rows is None:
+        return None
+    parsed = _parse_region(place, spec, lines, rows, delta)
+    if parsed is None:
+        return None
+    tree = parsed[0]
+    broken = tree.root_node.has_error and not _left_open(spec, lines[rows[0] : rows[2]])
+    if broken and spec.name == "ruby":
+        broken = not _lone_end_below(outline, place, lines, delta)
+    after = stop
+    while broken and after < len(units):
+        after += 1
+        if units[after - 1].solid:
+            with_next = _rows(place, begin, after, delta)
+            parsed = _parse_region(place, spec, lines, with_next, delta) if with_next else None
+            broken = parsed is not None and parsed[0].root_node.has_error
+            break
+    return EditedUnits(rows[0], rows[1], rows[2], tree, broken)
+
+
+def _left_open(spec: LanguageSpec, lines: Sequence[str]) -> bool:
+    """Whether `lines` may end inside a token that can span lines (counting
+    delimiters in the text: a quote in a comment counts too, which only costs a
+    whole parse)."""
+    text = "\n".join(lines)
+    for opener, closer in SPANNING_TOKENS.get(spec.name, ()):
+        if opener not in text:
+            continue
+        if not closer:
+            return True
+        if opener == closer:
+            if text.count(opener) % 2:
+                return True
+        elif text.rfind(opener) > text.rfind(closer):
+            return True
+    return False
+
+
+def _lone_end_below(outline: Container, place: _Place, lines: Sequence[str], delta: int) -> bool:
+    """Whether a Ruby `end` stands alone at the top level below the region: it
+    parses as a name, and would close a `def` or `class` the edit left open."""
+    index = place.levels[0].index if place.levels else place.last
+    for start, unit in zip(outline.starts[index + 1 :], outline.units[index + 1 :], strict=True):
+        for node_type, row, column, end_row, end_column in unit.signature:
+            if (
+                node_type == "identifier"
+                and end_row == row
+                and end_column == column + 3
+                and lines[start + delta + row].encode()[column : column + 3] == b"end"
+            ):
+                return True
+    return False
 
 
 def _chain(levels: list[_Level], base: int) -> Iterator[tuple[_Level, int]]:
