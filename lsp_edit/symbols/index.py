@@ -28,7 +28,6 @@ from lsp_edit.text import Text
 _TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "scope", "trait", "impl"})
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 _SEPARATOR = re.compile(r"::|\.")
-_INDENT = re.compile(r"[ \t]*")
 
 
 def source_bytes(text: Text) -> bytes:
@@ -104,11 +103,13 @@ def _entry(
     spec: LanguageSpec,
     seen: set[tuple[int, int, str]],
 ) -> _Entry | None:
+    # (This runs for every definition of a file: each read of a node crosses
+    # into tree-sitter, so each is made once.)
     kind = ""
     node: ts.Node | None = None
     for capture, found in captures.items():
         if capture.startswith("definition."):
-            kind, node = capture.removeprefix("definition."), found[0]
+            kind, node = capture[11:], found[0]
         elif capture == "scope":
             kind, node = "scope", found[0]
     names = captures.get("name")
@@ -118,19 +119,22 @@ def _entry(
     if key in seen:
         return None
     seen.add(key)
-    parts = tuple(
-        part for owner in captures.get("owner", ()) for part in _name_parts(owner)
-    ) + _name_parts(names[0])
+    parts = _name_parts(names[0])
+    owners = captures.get("owner")
+    if owners:
+        parts = tuple(part for owner in owners for part in _name_parts(owner)) + parts
     if not parts:
         return None
-    while node.parent is not None and node.parent.type in spec.wrapper_nodes:
-        node = node.parent
+    wrappers = spec.wrapper_nodes
+    if wrappers:
+        parent = node.parent
+        while parent is not None and parent.type in wrappers:
+            node, parent = parent, parent.parent
     body_start = _body_start_row(node, spec)
     start_row, start_byte = _attached_siblings(node, spec)
     start_row = comments_above(lines, start_row, spec, body_start)
     line = lines[body_start] if body_start < len(lines) else ""
-    indent_match = _INDENT.match(line)
-    indent = indent_match.group(0) if indent_match else ""
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
     return _Entry(
         start_byte,
         node.end_byte,
@@ -145,6 +149,8 @@ def _entry(
 
 def _name_parts(node: ts.Node) -> tuple[str, ...]:
     raw = (node.text or b"").decode("utf-8", "replace")
+    if raw.isidentifier():
+        return (raw,)
     name = "".join(raw.split())
     if "operator" not in name:
         # Template arguments are not part of a path: `Box<T>::get` is Box-get.
@@ -181,6 +187,8 @@ def _attached_siblings(node: ts.Node, spec: LanguageSpec) -> tuple[int, int]:
     """Extends the start over decorators/attributes that precede the node as
     siblings (Rust `#[...]`, decorators in a TypeScript class body)."""
     start_row, start_byte = node.start_point.row, node.start_byte
+    if not spec.attribute_nodes:
+        return start_row, start_byte
     sibling = node.prev_named_sibling
     while sibling is not None and sibling.type in spec.attribute_nodes:
         if sibling.end_point.row < start_row - 1:
