@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import tree_sitter as ts
 
@@ -56,19 +55,11 @@ def index_symbols(text: Text, language: str) -> list[Symbol]:
     return symbols_from_tree(tree, text.lines, spec)
 
 
-@dataclass
-class _Entry:
-    """A definition or scope found by the query, before its path is known."""
-
-    start_byte: int
-    end_byte: int
-    kind: str
-    parts: tuple[str, ...]
-    start_line: int
-    body_start_line: int
-    end_line: int
-    indent: str
-    path: tuple[str, ...] = ()
+# A definition or scope the query found, before its path is known: start byte,
+# minus end byte and the match's number first, so that sorting puts outer
+# definitions before those inside them (and keeps the query's order among equals);
+# then kind, name parts, start line, body start line, end line and indent.
+_Definition = tuple[int, int, int, str, tuple[str, ...], int, int, int, str]
 
 
 def symbols_from_tree(
@@ -87,40 +78,57 @@ def symbols_from_tree(
     if nodes:
         low, high = nodes[0].start_byte, nodes[-1].end_byte
         cursor.set_byte_range(low, high)
-    entries: list[_Entry] = []
-    seen: set[tuple[int, int, str]] = set()
-    for _, captures in cursor.matches(tree.root_node):
-        entry = _entry(captures, lines, spec, seen)
+    definitions: list[_Definition] = []
+    seen: set[int] = set()
+    # Per pattern, its definition (or scope) capture and the kind it names.
+    kinds: dict[int, tuple[str, str]] = {}
+    for pattern, captures in cursor.matches(tree.root_node):
+        known = kinds.get(pattern)
+        if known is None:
+            known = kinds[pattern] = _definition_capture(captures)
+        capture, kind = known
+        found = captures.get(capture)
+        names = captures.get("name")
+        if not found or not names:
+            continue
+        node = found[0]
+        # (A node matched by two patterns is one definition.)
+        if node.id in seen:
+            continue
+        seen.add(node.id)
+        definition = _definition(
+            node, kind, names[0], captures.get("owner"), len(definitions), lines, spec
+        )
         # (Matches merely touching the range belong to the nodes around it.)
-        if entry is not None and low < entry.end_byte <= high:
-            entries.append(entry)
-    return _nest(entries)
+        if definition is not None and low < -definition[1] <= high:
+            definitions.append(definition)
+    return _nest(definitions)
 
 
-def _entry(
-    captures: dict[str, list[ts.Node]],
+def _definition_capture(captures: dict[str, list[ts.Node]]) -> tuple[str, str]:
+    """The capture naming the definition in a match's captures, and its kind."""
+    for capture in captures:
+        if capture.startswith("definition."):
+            return capture, capture[len("definition.") :]
+        if capture == "scope":
+            return capture, "scope"
+    return "", ""
+
+
+def _definition(
+    node: ts.Node,
+    kind: str,
+    name: ts.Node,
+    owners: list[ts.Node] | None,
+    number: int,
     lines: Sequence[str],
     spec: LanguageSpec,
-    seen: set[tuple[int, int, str]],
-) -> _Entry | None:
+) -> _Definition | None:
+    """What the index keeps of one definition, the `number`th found; None when it
+    has no name."""
     # (This runs for every definition of a file: each read of a node crosses
     # into tree-sitter, so each is made once.)
-    kind = ""
-    node: ts.Node | None = None
-    for capture, found in captures.items():
-        if capture.startswith("definition."):
-            kind, node = capture[11:], found[0]
-        elif capture == "scope":
-            kind, node = "scope", found[0]
-    names = captures.get("name")
-    if node is None or not names:
-        return None
-    key = (node.start_byte, node.end_byte, node.type)
-    if key in seen:
-        return None
-    seen.add(key)
-    parts = _name_parts(names[0])
-    owners = captures.get("owner")
+    parts = _name_parts(name)
     if owners:
         parts = tuple(part for owner in owners for part in _name_parts(owner)) + parts
     if not parts:
@@ -130,19 +138,26 @@ def _entry(
         parent = node.parent
         while parent is not None and parent.type in wrappers:
             node, parent = parent, parent.parent
-    body_start = _body_start_row(node, spec)
-    start_row, start_byte = _attached_siblings(node, spec)
-    start_row = comments_above(lines, start_row, spec, body_start)
+    first_row = node.start_point.row
+    # The first token that is not an attribute or comment lies between the
+    # node's first row and its name's: on one row, nothing to look for.
+    body_start = first_row
+    if name.start_point.row != first_row:
+        row = _first_token_row(node, spec, depth=0)
+        body_start = first_row if row is None else row
+    start_row, start_byte = _attached_siblings(node, first_row, spec)
     line = lines[body_start] if body_start < len(lines) else ""
+    start_row = _comments_start(lines, start_row, spec, line[: len(line) - len(line.lstrip())])
     indent = line[: len(line) - len(line.lstrip(" \t"))]
-    return _Entry(
+    return (
         start_byte,
-        node.end_byte,
+        -node.end_byte,
+        number,
         kind,
         parts,
         start_row,
         body_start,
-        _end_line(node),
+        _end_line(node, first_row),
         indent,
     )
 
@@ -160,21 +175,17 @@ def _name_parts(node: ts.Node) -> tuple[str, ...]:
     return tuple(part for part in _SEPARATOR.split(name) if part)
 
 
-def _body_start_row(node: ts.Node, spec: LanguageSpec) -> int:
+def _first_token_row(node: ts.Node, spec: LanguageSpec, depth: int) -> int | None:
     """The row of the definition's first token that is not a decorator, attribute
     or comment (Java annotations sit inside `modifiers`)."""
-    row = _first_token_row(node, spec, depth=0)
-    return node.start_point.row if row is None else row
-
-
-def _first_token_row(node: ts.Node, spec: LanguageSpec, depth: int) -> int | None:
     for index in range(node.child_count):
         child = node.child(index)
         if child is None:
             continue
-        if child.type in spec.attribute_nodes or "comment" in child.type:
+        child_type = child.type
+        if child_type in spec.attribute_nodes or "comment" in child_type:
             continue
-        if child.type == "modifiers" and depth == 0:
+        if child_type == "modifiers" and depth == 0:
             row = _first_token_row(child, spec, depth + 1)
             if row is not None:
                 return row
@@ -183,10 +194,11 @@ def _first_token_row(node: ts.Node, spec: LanguageSpec, depth: int) -> int | Non
     return None
 
 
-def _attached_siblings(node: ts.Node, spec: LanguageSpec) -> tuple[int, int]:
-    """Extends the start over decorators/attributes that precede the node as
-    siblings (Rust `#[...]`, decorators in a TypeScript class body)."""
-    start_row, start_byte = node.start_point.row, node.start_byte
+def _attached_siblings(node: ts.Node, start_row: int, spec: LanguageSpec) -> tuple[int, int]:
+    """Extends the start (`node` starts on `start_row`) over decorators/attributes
+    that precede the node as siblings (Rust `#[...]`, decorators in a TypeScript
+    class body)."""
+    start_byte = node.start_byte
     if not spec.attribute_nodes:
         return start_row, start_byte
     sibling = node.prev_named_sibling
@@ -203,6 +215,11 @@ def comments_above(lines: Sequence[str], row: int, spec: LanguageSpec, body_row:
     blank line between) written at the definition's own indentation."""
     definition_line = lines[body_row] if body_row < len(lines) else ""
     indent = definition_line[: len(definition_line) - len(definition_line.lstrip())]
+    return _comments_start(lines, row, spec, indent)
+
+
+def _comments_start(lines: Sequence[str], row: int, spec: LanguageSpec, indent: str) -> int:
+    """`comments_above` for a definition written at `indent`."""
     prefixes = spec.comment_prefixes + spec.attribute_prefixes
     start = row
     while start > 0:
@@ -241,55 +258,52 @@ def _block_comment_start(lines: Sequence[str], last: int, indent: str) -> int | 
     return None
 
 
-def _end_line(node: ts.Node) -> int:
-    """The exclusive end line, leaving out comments that trail the definition
-    (tree-sitter puts a comment before a dedent inside the block above it)."""
+def _end_line(node: ts.Node, start_row: int) -> int:
+    """The exclusive end line of `node` (starting on `start_row`), leaving out
+    comments that trail the definition (tree-sitter puts a comment before a
+    dedent inside the block above it)."""
     last = node
-    while last.child_count:
-        index = last.child_count - 1
+    count = last.child_count
+    while count:
+        index = count - 1
         child = last.child(index)
-        while child is not None and "comment" in child.type and index > 0:
+        child_type = child.type if child is not None else "comment"
+        while "comment" in child_type and index > 0:
             index -= 1
             child = last.child(index)
-        if child is None or "comment" in child.type:
+            child_type = child.type if child is not None else "comment"
+        if child is None or "comment" in child_type:
             break
         last = child
+        count = last.child_count
     end = last.end_point
-    if end.column == 0 and end.row > node.start_point.row:
+    if end.column == 0 and end.row > start_row:
         return end.row
     return end.row + 1
 
 
-def _nest(entries: list[_Entry]) -> list[Symbol]:
-    """Gives each entry the path of the entries containing it; drops scopes."""
-    entries.sort(key=lambda entry: (entry.start_byte, -entry.end_byte))
-    stack: list[_Entry] = []
-    symbols: list[Symbol] = []
-    for entry in entries:
-        while stack and stack[-1].end_byte <= entry.start_byte:
+def _nest(definitions: list[_Definition]) -> list[Symbol]:
+    """Gives each definition the path of the definitions containing it; drops
+    scopes. The symbols come in document order (outer before inner)."""
+    definitions.sort()
+    # The definitions containing the current one: end byte, kind, path.
+    stack: list[tuple[int, str, tuple[str, ...]]] = []
+    ordered: list[tuple[int, int, int, tuple[str, ...], str, int, str]] = []
+    for start, minus_end, _, kind, parts, start_line, body_start, end_line, indent in definitions:
+        while stack and stack[-1][0] <= start:
             stack.pop()
-        parent = stack[-1] if stack else None
-        entry.path = (parent.path if parent else ()) + entry.parts
-        if entry.kind == "function" and (
-            (parent is not None and parent.kind in _TYPE_KINDS) or len(entry.parts) > 1
-        ):
+        path = stack[-1][2] + parts if stack else parts
+        if kind == "function" and ((stack and stack[-1][1] in _TYPE_KINDS) or len(parts) > 1):
             # Directly inside a type, or defined out of it (`void Client::chat()`).
-            entry.kind = "method"
-        stack.append(entry)
-        if entry.kind == "scope":
-            continue
-        symbols.append(
-            Symbol(
-                entry.path,
-                entry.kind,
-                entry.start_line,
-                entry.body_start_line,
-                entry.end_line,
-                entry.indent,
-            )
-        )
-    symbols.sort(key=lambda symbol: (symbol.start_line, -symbol.end_line))
-    return symbols
+            kind = "method"
+        stack.append((-minus_end, kind, path))
+        if kind != "scope":
+            ordered.append((start_line, -end_line, len(ordered), path, kind, body_start, indent))
+    ordered.sort()
+    return [
+        Symbol(path, kind, start_line, body_start, -minus_end_line, indent)
+        for start_line, minus_end_line, _, path, kind, body_start, indent in ordered
+    ]
 
 
 def find_symbols(symbols: Sequence[Symbol], parts: Sequence[str]) -> list[Symbol]:
