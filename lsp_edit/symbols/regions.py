@@ -185,7 +185,8 @@ def _read(node: ts.Node) -> _Node:
         end.column,
         last,
         node.is_named,
-        node.has_error or node.is_missing,
+        # (True for a MISSING node too.)
+        node.has_error,
     )
 
 
@@ -238,11 +239,9 @@ def build(
     spec: LanguageSpec,
 ) -> Container:
     """The outline of sibling `nodes` (rows relative to `base`)."""
-    starts: list[int] = []
-    units: list[Unit] = []
-    for group in _group(nodes):
-        starts.append(group[0].row - base)
-        units.append(make_unit(group, lines, spec))
+    starts, units = _units(nodes, lines, spec)
+    if base:
+        starts = [start - base for start in starts]
     return Container(starts, units, end - base, closer_end - base, node_type, _column(units))
 
 
@@ -258,27 +257,63 @@ def _column(units: Sequence[Unit], column: int | None = -1) -> int | None:
     return column
 
 
-def make_unit(group: list[_Node], lines: Sequence[str], spec: LanguageSpec) -> Unit:
-    """One unit; an outline of its members too when it is a long container."""
-    first = group[0].row
-    signature = []
+def _units(
+    nodes: Sequence[ts.Node], lines: Sequence[str], spec: LanguageSpec
+) -> tuple[list[int], list[Unit]]:
+    """The units of sibling `nodes` (nodes sharing a line form one): each one's
+    first row, and the unit."""
+    # (One pass reading each node once, no object per node: this runs for every
+    # top-level node after a whole parse.)
+    starts: list[int] = []
+    units: list[Unit] = []
+    attributes = spec.attribute_nodes
+    signature: list[tuple[str, int, int, int, int]] = []
+    named: list[tuple[ts.Node, int]] = []
+    first = last = -1
     solid = attribute = error = False
-    named: list[_Node] = []
-    # (A plain loop: this runs for every top-level node after a whole parse.)
-    for node in group:
-        signature.append(
-            (node.type, node.row - first, node.column, node.end_row - first, node.end_column)
-        )
-        error = error or node.error
-        if node.named:
-            named.append(node)
-            if node.type in spec.attribute_nodes:
+    for node in nodes:
+        start, end = node.start_point, node.end_point
+        row, end_row = start.row, end.row
+        if row > last and signature:
+            units.append(_unit(signature, (solid, attribute, error), named, first, lines, spec))
+            signature, named = [], []
+            solid = attribute = error = False
+        if not signature:
+            first = row
+            starts.append(row)
+        node_last = end_row - 1 if end.column == 0 and end_row > row else end_row
+        node_type = node.type
+        signature.append((node_type, row - first, start.column, end_row - first, end.column))
+        # (True for a MISSING node too.)
+        if node.has_error:
+            error = True
+        if node.is_named:
+            named.append((node, node_last))
+            if node_type in attributes:
                 attribute = True
-            elif "comment" not in node.type:
+            elif "comment" not in node_type:
                 solid = True
+        last = max(last, node_last)
+    if signature:
+        units.append(_unit(signature, (solid, attribute, error), named, first, lines, spec))
+    return starts, units
+
+
+def _unit(
+    signature: list[tuple[str, int, int, int, int]],
+    flags: tuple[bool, bool, bool],
+    named: list[tuple[ts.Node, int]],
+    first: int,
+    lines: Sequence[str],
+    spec: LanguageSpec,
+) -> Unit:
+    """One unit from its nodes' signature, whether they hold code, attributes and
+    a syntax error, and its named nodes with their last rows; an outline of its
+    members too when it is a long container."""
+    solid, attribute, error = flags
     container = None
-    if not error and len(named) == 1 and named[0].last_row - first >= NEST_MIN_LINES:
-        container = _nested(named[0].node, first, lines, spec)
+    if not error and len(named) == 1 and named[0][1] - first >= NEST_MIN_LINES:
+        container = _nested(named[0][0], first, lines, spec)
     return Unit(tuple(signature), solid, attribute and not solid, error, container)
 
 
@@ -475,9 +510,9 @@ def reparse_region(
     if parsed is None or parsed[0].root_node.has_error:
         return None
     tree, nodes = parsed
-    groups = _group(nodes)
-    new_units = [make_unit(group, lines, spec) for group in groups]
-    new_starts = [group[0].row - base for group in groups]
+    new_starts, new_units = _units(nodes, lines, spec)
+    if base:
+        new_starts = [start - base for start in new_starts]
     # The untouched units at both ends come back as they were.
     head = first - begin if before >= 0 else 0
     tail = stop - after if after < len(units) else 0
