@@ -27,6 +27,8 @@ from lsp_edit.text import Text
 _TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "scope", "trait", "impl"})
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 _SEPARATOR = re.compile(r"::|\.")
+# What the text of a comment's last line holds, in every language here.
+_COMMENT_MARK = re.compile(r"//|/\*|\*/|#|=end")
 
 
 def source_bytes(text: Text) -> bytes:
@@ -138,14 +140,15 @@ def _definition(
         parent = node.parent
         while parent is not None and parent.type in wrappers:
             node, parent = parent, parent.parent
-    first_row = node.start_point.row
+    first = node.start_point
+    first_row = first.row
     # The first token that is not an attribute or comment lies between the
     # node's first row and its name's: on one row, nothing to look for.
     body_start = first_row
     if name.start_point.row != first_row:
         row = _first_token_row(node, spec, depth=0)
         body_start = first_row if row is None else row
-    start_row, start_byte = _attached_siblings(node, first_row, spec)
+    start_row, start_byte = _attached_siblings(node, first, lines, spec)
     line = lines[body_start] if body_start < len(lines) else ""
     start_row = _comments_start(lines, start_row, spec, line[: len(line) - len(line.lstrip())])
     indent = line[: len(line) - len(line.lstrip(" \t"))]
@@ -157,7 +160,7 @@ def _definition(
         parts,
         start_row,
         body_start,
-        _end_line(node, first_row),
+        _end_line(node, first_row, lines),
         indent,
     )
 
@@ -194,12 +197,14 @@ def _first_token_row(node: ts.Node, spec: LanguageSpec, depth: int) -> int | Non
     return None
 
 
-def _attached_siblings(node: ts.Node, start_row: int, spec: LanguageSpec) -> tuple[int, int]:
-    """Extends the start (`node` starts on `start_row`) over decorators/attributes
+def _attached_siblings(
+    node: ts.Node, start: ts.Point, lines: Sequence[str], spec: LanguageSpec
+) -> tuple[int, int]:
+    """Extends the start (`node` starts at `start`) over decorators/attributes
     that precede the node as siblings (Rust `#[...]`, decorators in a TypeScript
     class body)."""
-    start_byte = node.start_byte
-    if not spec.attribute_nodes:
+    start_row, start_byte = start.row, node.start_byte
+    if not spec.attribute_nodes or _nothing_attached(lines, start):
         return start_row, start_byte
     sibling = node.prev_named_sibling
     while sibling is not None and sibling.type in spec.attribute_nodes:
@@ -208,6 +213,23 @@ def _attached_siblings(node: ts.Node, start_row: int, spec: LanguageSpec) -> tup
         start_row, start_byte = sibling.start_point.row, sibling.start_byte
         sibling = sibling.prev_named_sibling
     return start_row, start_byte
+
+
+def _nothing_attached(lines: Sequence[str], start: ts.Point) -> bool:
+    """True when no attribute can end right before a definition starting at
+    `start`: nothing before it on its line, and the line above blank or ending a
+    block or statement (an attached attribute ends on one of those lines)."""
+    row, column = start
+    if row >= len(lines):
+        return False
+    line = lines[row]
+    # (Columns count UTF-8 bytes.)
+    if not line.isascii() or line[:column].strip():
+        return False
+    if row == 0:
+        return True
+    above = lines[row - 1].rstrip()
+    return not above or above.endswith(("}", ";"))
 
 
 def comments_above(lines: Sequence[str], row: int, spec: LanguageSpec, body_row: int) -> int:
@@ -258,10 +280,20 @@ def _block_comment_start(lines: Sequence[str], last: int, indent: str) -> int | 
     return None
 
 
-def _end_line(node: ts.Node, start_row: int) -> int:
+def _end_line(node: ts.Node, start_row: int, lines: Sequence[str]) -> int:
     """The exclusive end line of `node` (starting on `start_row`), leaving out
     comments that trail the definition (tree-sitter puts a comment before a
     dedent inside the block above it)."""
+    end = node.end_point
+    row = end.row
+    # A trailing comment ends where the node does: where the node's last line
+    # (or the one before, for a node ending with a line break) holds no comment
+    # mark, its last token is not a comment.
+    if row < len(lines) and not _COMMENT_MARK.search(lines[row]):
+        if end.column:
+            return row + 1
+        if row > start_row and not _COMMENT_MARK.search(lines[row - 1]):
+            return row
     last = node
     count = last.child_count
     while count:
