@@ -250,6 +250,38 @@ def test_fixing_the_error_gives_the_symbols_of_a_fresh_parse_again() -> None:
     assert index.last_update == "cached"
 
 
+def test_a_decorator_written_above_a_class_belongs_to_the_class() -> None:
+    # Alone, the new line is an error; with the class below, it is not.
+    index = SymbolIndex()
+    index.symbols("a.js", 1, JS, "javascript")
+    edited = JS.replace([LineEdit(4, 5, ("@logged",))])
+    symbols = index.symbols("a.js", 2, edited, "javascript")
+    assert symbols == index_symbols(edited, "javascript")
+    assert [(s.dotted, s.start_line) for s in symbols][1] == ("Client", 4)
+
+
+def test_a_comment_left_open_that_a_comment_below_closes_is_what_a_fresh_parse_sees() -> None:
+    index = SymbolIndex()
+    index.symbols("A.java", 1, JAVA_CLASSES, "java")
+    # `class S1 {` becomes `/*`, which S1's own `/** Runs 1. */` closes: S1's
+    # method is left without its class.
+    edited = JAVA_CLASSES.replace([LineEdit(7, 8, ("/*",))])
+    symbols = index.symbols("A.java", 2, edited, "java")
+    assert symbols == index_symbols(edited, "java")
+    assert [s.dotted for s in symbols][:4] == ["S0", "S0-run", "run", "S2"]
+
+
+def test_a_ruby_def_left_open_above_a_lone_end_is_what_a_fresh_parse_sees() -> None:
+    text = Text.from_string("def a\n  1\nend\n\ndef b\n  2\nend\n\ndef c\n  3\nend\nend\n")
+    index = SymbolIndex()
+    index.symbols("a.rb", 1, text, "ruby")
+    # Without its `end`, `b` takes `c` and the lone `end` at the bottom.
+    edited = text.replace([LineEdit(6, 7, ())])
+    symbols = index.symbols("a.rb", 2, edited, "ruby")
+    assert symbols == index_symbols(edited, "ruby")
+    assert [s.dotted for s in symbols] == ["a", "b", "b-c"]
+
+
 def test_a_stray_parenthesis_in_a_long_class_loses_only_the_member_it_is_in() -> None:
     text = Text.from_string(
         "class Big {\n"
