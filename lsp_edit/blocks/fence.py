@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from lsp_edit.blocks.markers import is_block_opener, is_patch_file_header
 from lsp_edit.blocks.model import (
@@ -204,9 +206,8 @@ def _ast_path(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] | T
     return language, AstTarget(written, parts, action)
 
 
-@dataclass(frozen=True)
-class FenceOpener:
-    """A line that opens a fence."""
+class FenceOpener(NamedTuple):
+    """A line that opens a fence (a tuple: one is made per fence line)."""
 
     indent: int  # leading spaces, removed from content lines (as Markdown does)
     char: str
@@ -262,6 +263,29 @@ class Wrapper:
     path: str | None = None  # the path line before a ```diff fence, for headerless hunks
 
 
+class _Tag(NamedTuple):
+    """What a fence's info string says: an error, or a language, an edit target and
+    the file it names."""
+
+    error: TagError | None
+    language: str
+    target: FenceTarget
+    path: str | None
+
+
+@lru_cache(maxsize=256)
+def _read_tag(info: str) -> _Tag:
+    """The fence tag read once per info string (a reply repeats its tags)."""
+    parsed = parse_fence_tag(info)
+    if isinstance(parsed, TagError):
+        return _Tag(parsed, "", None, None)
+    language, target = parsed
+    carried = fence_tag_path(info) if target is None else None
+    if carried is not None and carried == info.split()[0]:
+        language = ""  # the tag is the path itself
+    return _Tag(None, language, target, carried)
+
+
 class FenceBlock:
     """One fenced block, from its opening line to its closing fence."""
 
@@ -284,19 +308,12 @@ class FenceBlock:
         self._nested: list[tuple[int, int]] = []  # open inner fences: (length, reply line)
         self._inner_line = 0  # the first fence opened inside this one
         self.suggested = False  # a shell block gave git commands
-        parsed = parse_fence_tag(opener.info)
-        self.error: TagError | None = None
-        self.language = ""
-        self.target: FenceTarget = None
-        if isinstance(parsed, TagError):
-            self.error = parsed
-        else:
-            self.language, self.target = parsed
-        carried = fence_tag_path(opener.info) if self.target is None else None
-        if carried is not None:
-            if carried == opener.info.split()[0]:
-                self.language = ""  # the tag is the path itself
-            path = carried
+        tag = _read_tag(opener.info)
+        self.error: TagError | None = tag.error
+        self.language = tag.language
+        self.target: FenceTarget = tag.target
+        if tag.path is not None:
+            path = tag.path
             path_if_exists = False
         self.path = path
         self.path_if_exists = path_if_exists
@@ -385,9 +402,12 @@ class FenceBlock:
         match = (_WHOLE_UNWRAPPED if self.can_wrap else _WHOLE).match(text, pos, end)
         if match is None or not self.opener.closed_by(match["closer"]):
             return -1
-        content = split_block(match["content"])
+        written = match["content"]
+        content = split_block(written)
         self.take_plain(content, self.start + 1)
-        self._close(self.start + len(content) + 1)
+        # the lines as one text, to look for markers in, when they are the content as is
+        plain = not self.opener.indent and not written.startswith("\ufeff")
+        self._close(self.start + len(content) + 1, written if plain else None)
         return match.end()
 
     def end(self, last_line: int) -> None:
@@ -444,7 +464,9 @@ class FenceBlock:
         parsed = parse_fence_tag(opener.info)
         return not isinstance(parsed, TagError) and parsed[1] is not None
 
-    def _close(self, end: int) -> None:
+    def _close(self, end: int, written: str | None = None) -> None:
+        """The block ended at reply line `end`; `written` is its content as one text,
+        when the caller has it."""
         if self.error is not None:
             self._report_error(self.error, end)
             return
@@ -463,7 +485,7 @@ class FenceBlock:
             self._ignore(end, "it has no language tag and names no file")
             return
         without_bom(self.content)
-        if self._refused_for_markers(end, path):
+        if self._refused_for_markers(end, path, written):
             return
         self.emit(
             FencedEdit(
@@ -477,9 +499,9 @@ class FenceBlock:
             )
         )
 
-    def _refused_for_markers(self, end: int, path: str | None) -> bool:
+    def _refused_for_markers(self, end: int, path: str | None, written: str | None) -> bool:
         """Content holding an edit or conflict marker is never written into a file."""
-        marker = _first_marker(self.content)
+        marker = _first_marker("\n".join(self.content) if written is None else written)
         if marker is None:
             return False
         number, text = marker
@@ -557,10 +579,9 @@ class FenceBlock:
         )
 
 
-def _first_marker(content: list[str]) -> tuple[int, str] | None:
-    """The first line of `content` that is an edit or conflict marker, with its index
-    (one search over the joined lines: most content has none)."""
-    text = "\n".join(content)
+def _first_marker(text: str) -> tuple[int, str] | None:
+    """The first line of `text` that is an edit or conflict marker, with its index
+    (one search over the lines: most content has none)."""
     found = _MARKER_LINE.search(text)
     if found is None:
         return None
