@@ -22,7 +22,15 @@ from dataclasses import dataclass
 
 from lsp_edit.blocks import common_prefix, search_replace, unified_diff, v4a
 from lsp_edit.blocks.common_prefix import CommonPrefixBlock
-from lsp_edit.blocks.fence import FenceBlock, FenceOpener, Wrapper, is_diff_tag, match_opener
+from lsp_edit.blocks.fence import OPENER as FENCE_OPENER
+from lsp_edit.blocks.fence import (
+    FenceBlock,
+    FenceOpener,
+    Wrapper,
+    is_diff_tag,
+    match_opener,
+    opener,
+)
 from lsp_edit.blocks.lookback import Gap, Lookback
 from lsp_edit.blocks.markers import (
     BEGIN_PATCH,
@@ -135,7 +143,7 @@ _NEXT_BLOCK = re.compile(
     rf"|[^\S\n]*(?P<edit>{EDIT_OPENER})[^\S\n]*\n"
     rf"|[^\S\n]*(?P<patch>{BEGIN_PATCH})[^\S\n]*\n"
     r"|(?P<diff>--- .*)\n"
-    r"|(?P<fence>[ \t]*(?:`{3,}|~{3,}).*)\n"
+    rf"|(?P<fence_line>{FENCE_OPENER})\n"
     r")?"
 )
 # Inside a ```diff fence, a hunk header without file headers starts a diff too.
@@ -314,8 +322,9 @@ class _Machine:
             stop = unified_diff.read_whole(text, after, end, minus, self.emit)
             if stop >= 0:
                 self._look = Lookback()
-        elif kind == "fence":
-            return self._open_fence_at(text, start, after, end)
+        elif kind == "fence_line":
+            found = opener(match["indent"], match["fence"], match["info"])
+            return self._open_fence_at(text, start, after, end, found)
         if stop < 0:
             return self._open(text, start, end)
         self._number += text.count("\n", start, stop)
@@ -370,7 +379,7 @@ class _Machine:
         elif raw.startswith("--- "):
             block = UnifiedDiff.from_minus(line, self.emit)
         elif first in ("`", "~") and self._wrapper is None:
-            return self._open_fence_at(text, pos, newline + 1, end)
+            return self._open_fence_at(text, pos, newline + 1, end, match_opener(raw))
         else:
             self.line(raw)
             return newline + 1
@@ -379,19 +388,21 @@ class _Machine:
         self._last = raw
         return newline + 1
 
-    def _open_fence_at(self, text: str, pos: int, after: int, end: int) -> int:
+    def _open_fence_at(
+        self, text: str, pos: int, after: int, end: int, fence: FenceOpener | None
+    ) -> int:
         """The line `text[pos:after]` outside blocks and wrappers, which starts like a
-        fence: read as `line` would, and a fenced block it opens is read whole if it
-        can be (`FenceBlock.read_whole`). Returns where reading stopped."""
+        fence (`fence`, if it opens one): read as `line` would, and a fenced block it
+        opens is read whole if it can be (`FenceBlock.read_whole`). Returns where
+        reading stopped."""
         raw = text[pos : after - 1]
-        opener = match_opener(raw)
-        if opener is None or is_diff_tag(opener.info):
+        if fence is None or is_diff_tag(fence.info):
             self.line(raw)
             return after
         number = self._number + 1
         line = ReplyLine(raw, number, raw)
         path, if_exists = self._look.fence_path()
-        block = FenceBlock(opener, line, path, self.emit, path_if_exists=if_exists)
+        block = FenceBlock(fence, line, path, self.emit, path_if_exists=if_exists)
         stop = block.read_whole(text, after, end)
         if stop >= 0:
             self._number += text.count("\n", pos, stop)
