@@ -356,8 +356,9 @@ def _span(values: list[float]) -> str:
     return low if low == high else f"{low}-{high}"
 
 
-def missed_targets(measured: dict[str, list[float]]) -> list[str]:
-    """Where the targets are missed, in the numbers just measured."""
+def missed_targets(measured: dict[str, list[float]], broken: list[str]) -> list[str]:
+    """Where the targets are missed, in the numbers just measured (`broken`: the
+    replies built to break the parser that miss theirs)."""
     dense = measured.get("dense_mb_s", [])
     per_block = measured.get("block_us", [])
 
@@ -390,6 +391,9 @@ def missed_targets(measured: dict[str, list[float]]) -> list[str]:
             "  not per byte. Replies as LLMs write them, with prose and blocks of real size,",
             "  parse well above the target.",
         ]
+    if broken:
+        lines.append("- Replies built to break the parser (15 MB each; target 2 s and 200 MB):")
+        lines += [f"  - {line}." for line in broken]
     missed_full = sorted(language for language, took in full.items() if took >= 60)
     if missed_full:
         symbol_lines = measured["symbol_lines"][0]
@@ -497,6 +501,15 @@ def process_section(quick: bool, measured: dict[str, list[float]]) -> list[str]:
     return section(5 if quick else 15, measured)
 
 
+def pathological_section(quick: bool, runs: int, missed: list[str]) -> list[str]:
+    """Replies built to break the parser (bench/pathological.py)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bench.pathological import SIZE, section
+
+    return section(runs, SIZE // 10 if quick else SIZE, missed)
+
+
 def server_section(quick: bool) -> list[str]:
     """`lsp-edit serve` driven over stdio as an editor drives it (bench/server.py)."""
     if quick:
@@ -529,6 +542,8 @@ def main() -> int:
     count = 50 if args.quick else 200
     symbol_lines = 2_000 if args.quick else 20_000
     measured: dict[str, list[float]] = {}
+    missed: list[str] = []  # replies that break a target, for the last section
+    pathological_runs = 1 if args.quick else 3
 
     sections = [
         "# Performance",
@@ -546,6 +561,16 @@ def main() -> int:
         "case: the cost there is per block, not per byte. Target: 20 MB/s or better.",
         "",
         *bench_parse(parse_sizes, measured),
+        "",
+        "### Replies built to break the parser",
+        "",
+        "Each reply about 15 MB, parsed alone and applied by a whole `lsp-edit apply",
+        "--dry-run` process against a one-file workspace (`bench/pathological.py`): median",
+        f"and p95 of {pathological_runs} runs, each in a process of its own, and the peak memory",
+        "of those processes. The parse time leaves out starting Python and reading the",
+        "file; the apply time is the whole process. Target: under 2 s and 200 MB each.",
+        "",
+        *pathological_section(args.quick, pathological_runs, missed),
         "",
         "## Placing blocks",
         "",
@@ -594,7 +619,7 @@ def main() -> int:
         *process_section(args.quick, measured),
         "",
         *server_section(args.quick),
-        *missed_targets(measured),
+        *missed_targets(measured, missed),
     ]
     page = "\n".join(sections)
     print(page)

@@ -62,7 +62,7 @@ class Status(StrEnum):
     STALE = "stale"
 
 
-@dataclass
+@dataclass(slots=True)
 class Change:
     """One block's outcome. `range` is the 1-based inclusive lines the change covers
     in the file as it was when the change was placed; `edits` are against that text."""
@@ -264,7 +264,8 @@ class Planner:
         self.files = files
         self.session = session
         self.default_target = default_target
-        self._mentioned = names_in_prose(reply) if reply else frozenset()
+        self._reply = reply
+        self._mentioned: frozenset[str] | None = None  # read when a block first asks
         self.plan = Plan()
         self._ids = ids if ids is not None else (str(n) for n in itertools.count(1))
         self._failed: set[str] = set()
@@ -457,7 +458,7 @@ class Planner:
                 _language(item, ref),
                 name=ref.relative,
                 symbols_of=self._symbols_of(ref),
-                mentioned=self._mentioned.__contains__,
+                mentioned=self._mentions,
             )
         if isinstance(item, AnchoredEdit):
             if text is None and any(hunk.old_lines for hunk in item.hunks):
@@ -483,6 +484,13 @@ class Planner:
         if isinstance(item, ChunkDiff):
             return resolve_chunk_diff(item, text, language, symbols_of=symbols_of)
         return resolve_ast_path(item, text, language, symbols_of=symbols_of)
+
+    def _mentions(self, name: str) -> bool:
+        """Whether the reply's prose names `name` (its words are read once, the first
+        time a block asks: most replies never do)."""
+        if self._mentioned is None:
+            self._mentioned = names_in_prose(self._reply) if self._reply else frozenset()
+        return name in self._mentioned
 
     def _symbols_of(self, ref: FileRef) -> Callable[[Text, str], list[Symbol]]:
         """A file's symbols through the reply's index: each new text of the file is
@@ -570,24 +578,45 @@ def summary(plan: Plan, *, dry_run: bool = False, not_written: str | None = None
     changes = plan.changes
     if not changes:
         lines.append("No edit blocks were found in the reply.")
-        for ignored in plan.ignored:
-            lines.append(f"  • {describe(ignored)} was not read as an edit: {ignored.reason}.")
+        ignored = (
+            f"  • {describe(block)} was not read as an edit: {block.reason}."
+            for block in plan.ignored
+        )
+        lines += _listed(ignored, len(plan.ignored))
     else:
         if lines:
             lines.append("")
         lines.append(_verdict(changes, hypothetical))
-        bullets = [_bullet(change) for change in changes if not change.succeeded or change.code]
-        bullets += [
-            f"  • {change.description}: {note}" for change in changes for note in change.notes
-        ]
-        if bullets:
+        unapplied = [change for change in changes if not change.succeeded or change.code]
+        noted = [(change, note) for change in changes for note in change.notes]
+        bullets = itertools.chain(
+            map(_bullet, unapplied),
+            (f"  • {change.description}: {note}" for change, note in noted),
+        )
+        if unapplied or noted:
             lines.append("")
-            lines.extend(bullets)
+            lines += _listed(bullets, len(unapplied) + len(noted))
     if dry_run:
         lines += ["", "(dry run: no file was written)"]
     if not_written is not None:
         lines += ["", not_written]
     return "\n".join(lines)
+
+
+LISTED = 100
+"""The summary lists at most this many failed changes and notes (or blocks not read
+as edits); a reply with more says how many it left out (`--json` lists them all)."""
+
+
+def _listed(bullets: Iterator[str], count: int) -> list[str]:
+    """The first `LISTED` of `count` bullets, and a line saying how many more there are."""
+    shown = list(itertools.islice(bullets, LISTED))
+    if count > LISTED:
+        shown.append(
+            f"  • … and {count - LISTED:,} more, not listed here (`lsp-edit apply --json` "
+            "lists every change)."
+        )
+    return shown
 
 
 def _file_line(name: str, outcome: FileOutcome, hypothetical: bool) -> str:

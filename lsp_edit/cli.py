@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from lsp_edit import VERSION
-from lsp_edit.blocks import parse_reply
+from lsp_edit.blocks import ReplyStream
 from lsp_edit.changes import (
     EDIT_MODES,
     Change,
@@ -38,6 +38,7 @@ from lsp_edit.symbols import index_symbols, language_for
 from lsp_edit.workspace import FileWrite, Workspace, WriteFailure, decode
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE = 0, 1, 2
+_PIECE = 1 << 20  # characters of the reply read at a time
 
 
 class UsageError(Exception):
@@ -163,7 +164,12 @@ def run_apply(args: argparse.Namespace) -> int:
     reply = _read_reply(args.response)
     workspace = Workspace(root)
     planner = Planner(workspace, Session(args.mode), default_target=args.target, reply=reply)
-    planner.add(parse_reply(reply))
+    # Read in pieces, each piece's blocks placed before the next is read: a reply of
+    # a million blocks never holds them all at once (the items are the same).
+    stream = ReplyStream()
+    for start in range(0, len(reply), _PIECE):
+        planner.add(stream.feed(reply[start : start + _PIECE]))
+    planner.add(stream.finish())
     plan = planner.plan
     failure: WriteFailure | None = None
     if not args.dry_run:

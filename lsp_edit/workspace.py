@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lsp_edit.blocks.paths import LONGEST_PATH
 from lsp_edit.listing import FileListing
 from lsp_edit.resolve.model import Refused
 from lsp_edit.text import Text
@@ -80,23 +81,37 @@ class Workspace:
             return Refused("file_not_found", "The block names no file.")
         if "\x00" in cleaned:
             return Refused("outside_workspace", f"Path {written!r} is not a valid file name.")
+        if len(cleaned) > LONGEST_PATH:
+            # Resolving it would cost a system call per folder, each on a longer path.
+            return Refused(
+                "file_not_found",
+                f"`{_shortened(cleaned)}` is not a file name: it is {len(cleaned):,} characters "
+                f"long, and no path here is longer than {LONGEST_PATH:,}.",
+            )
         candidate = Path(cleaned)
         if not candidate.is_absolute():
             candidate = self.root / candidate
-        real = Path(os.path.realpath(candidate))
-        if not _is_within(real, self.root):
+        try:
+            real = Path(os.path.realpath(candidate))
+            if not _is_within(real, self.root):
+                return Refused(
+                    "outside_workspace",
+                    f"Path `{written}` is outside the workspace; only files under the "
+                    "workspace root can be edited.",
+                )
+            if real == self.root or real.is_dir():
+                return Refused("file_not_found", f"`{written}` is a folder, not a file.")
+            relative = real.relative_to(self.root).as_posix()
+            if real.is_file():
+                self._existing[written] = FileRef(relative, real)
+                return self._existing[written]
+            exists = real.exists()
+        except OSError as error:  # a name too long for the file system, a loop of links
             return Refused(
-                "outside_workspace",
-                f"Path `{written}` is outside the workspace; only files under the workspace "
-                "root can be edited.",
+                "file_not_found",
+                f"`{_shortened(cleaned)}` cannot name a file here: {error.strerror or error}.",
             )
-        if real == self.root or real.is_dir():
-            return Refused("file_not_found", f"`{written}` is a folder, not a file.")
-        relative = real.relative_to(self.root).as_posix()
-        if real.is_file():
-            self._existing[written] = FileRef(relative, real)
-            return self._existing[written]
-        if real.exists() or not allow_tail_match:
+        if exists or not allow_tail_match:
             return FileRef(relative, real)
         matches = self._tail_matches(Path(cleaned).as_posix().lstrip("/"))
         if len(matches) == 1:
@@ -261,6 +276,11 @@ def decode(data: bytes, name: str) -> Text | Refused:
             "untouched rather than rewritten in another encoding.",
         )
     return Text.from_string(content)
+
+
+def _shortened(path: str) -> str:
+    """A path quoted in a message, its middle left out when it is long."""
+    return path if len(path) <= 80 else f"{path[:38]}…{path[-38:]}"
 
 
 def _is_within(path: Path, root: Path) -> bool:

@@ -153,6 +153,40 @@ def test_block_reaching_outside_the_workspace_writes_nothing_there(project, tmp_
     assert "outside the workspace" in out
 
 
+def test_summary_lists_the_first_hundred_failures_and_counts_the_rest(project, tmp_path, capsys):
+    reply = "".join(
+        f"notes.txt\n<<<<<<< SEARCH\nmissing {n}\n=======\nx\n>>>>>>> REPLACE\n\n"
+        for n in range(150)
+    )
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
+    assert code == 1
+    bullets = [line for line in out.splitlines() if line.startswith("  • ")]
+    assert len(bullets) == 101
+    assert bullets[-1] == (
+        "  • … and 50 more, not listed here (`lsp-edit apply --json` lists every change)."
+    )
+    code, out, _ = run(
+        capsys, "apply", write_reply(tmp_path, reply), "--root", str(project), "--json"
+    )
+    assert len(json.loads(out)) == 150
+
+
+def test_a_reply_without_edits_lists_the_first_hundred_blocks_not_read(project, tmp_path, capsys):
+    reply = "```\nexample\n```\n" * 120
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
+    assert code == 1
+    assert out.startswith("No edit blocks were found in the reply.\n")
+    assert out.count("was not read as an edit") == 100
+    assert "  • … and 20 more, not listed here" in out
+
+
+def test_a_path_line_longer_than_any_path_is_prose(project, tmp_path, capsys):
+    reply = "x" * 5000 + "\n" + SEARCH_ONE.split("\n", 1)[1]
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
+    assert code == 1
+    assert "The block names no file" in out and len(out) < 1000
+
+
 def test_instructions_print_the_ast_path_text_by_default(capsys):
     code, out, _ = run(capsys, "instructions")
     assert code == 0 and "type:Namespace-Class-Method" in out

@@ -80,6 +80,18 @@ def test_folder_is_not_a_file(root):
     assert isinstance(result, Refused) and result.code == "file_not_found"
 
 
+def test_a_path_longer_than_any_file_name_is_refused_with_its_length(root):
+    result = Workspace(root).locate("src/" * 2000 + "client.py")
+    assert isinstance(result, Refused) and result.code == "file_not_found"
+    assert "8,009 characters long" in result.message and len(result.message) < 300
+
+
+def test_a_folder_name_the_file_system_cannot_hold_is_refused_not_raised(root):
+    result = Workspace(root).locate("x" * 300 + "/client.py")
+    assert isinstance(result, Refused) and result.code == "file_not_found"
+    assert "cannot name a file here" in result.message
+
+
 def test_missing_file_reads_as_none(root):
     workspace = Workspace(root)
     ref = workspace.locate("new.py", allow_tail_match=False)

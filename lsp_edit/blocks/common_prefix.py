@@ -47,7 +47,6 @@ ANCHOR = "───────"
 _SEPARATOR = re.compile(r"═{3,}(?:[ \t]*REPL)?")
 _ANCHOR = re.compile(r"─{3,}")
 _CLOSER = re.compile(r"»»»(?:[ \t]*EDIT[ \t]+END)?")
-# Lines that may be a marker in any phase (or a fence line, which may close a wrapper)
 # A whole plain-layout block after its opener with no line that may be a marker
 # (in the new half, `═══` and `───` are content)
 _WHOLE = re.compile(
@@ -56,9 +55,10 @@ _WHOLE = re.compile(
     r"(?P<new>(?:(?![^\S\n]*(?:»»»|<<<<<|«««|\*\*\*)).*\n)*+)"
     r"[^\S\n]*»»»(?:[ \t]*EDIT[ \t]+END)?[^\S\n]*\n"
 )
-_NOT_PLAIN = Plain(
-    re.compile(rf"^[^\S\n]*(?:»»»|═══|───|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE)
-)
+# Lines that may be a marker (or a fence line, which may close a wrapper): in the old
+# half, another opener is content; in the new half, it ends a block never closed.
+_NOT_OLD = Plain(re.compile(rf"^[^\S\n]*(?:»»»|═══|───)|^{FENCE_LINE}", re.MULTILINE))
+_NOT_NEW = Plain(re.compile(rf"^[^\S\n]*(?:»»»|───|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE))
 
 
 class _Phase(Enum):
@@ -123,20 +123,10 @@ class CommonPrefixBlock:
         return Step.CONTINUE
 
     def plain(self) -> Plain:
-        return _NOT_PLAIN
+        return _NOT_OLD if self._phase in (_Phase.FIRST, _Phase.OLD) else _NOT_NEW
 
     def take_plain(self, lines: list[str], first: int) -> None:
         self._current.extend(lines)
-
-    def read_whole(self, text: str, pos: int, end: int) -> int:
-        match = _WHOLE.match(text, pos, end)
-        if match is None:
-            return -1
-        self._old = split_block(match["old"])
-        self._new = self._current = split_block(match["new"])
-        self._phase = _Phase.NEW
-        self._complete(self.start + len(self._old) + len(self._new) + 2)
-        return match.end()
 
     def end(self, last_line: int) -> None:
         self._unclosed(last_line, f"the reply ended at line {last_line}")
@@ -172,3 +162,24 @@ class CommonPrefixBlock:
                 self.path.path,
             )
         )
+
+
+def read_whole(text: str, pos: int, end: int, start: int, path: BlockPath, emit: Emit) -> int:
+    """Reads a whole plain-layout block whose opener is reply line `start`, from
+    `text[pos]` (the line after the opener), when all of it is in `text[:end]` and
+    no line in it may be a marker: reports it as `CommonPrefixBlock` would have and
+    returns where its closer ends; -1 otherwise (the block is then read line by line)."""
+    match = _WHOLE.match(text, pos, end)
+    if match is None:
+        return -1
+    old = without_bom(split_block(match["old"]))
+    new = without_bom(split_block(match["new"]))
+    emit(
+        AnchoredEdit(
+            span(start, start + len(old) + len(new) + 2),
+            path.path,
+            "common_prefix",
+            (Hunk(tuple(old), tuple(new)),),
+        )
+    )
+    return match.end()

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from lsp_edit.blocks.markers import is_block_opener, is_patch_file_header
 from lsp_edit.blocks.model import (
@@ -69,8 +71,11 @@ SHELL_TAGS = frozenset(
 )
 DIFF_TAGS = frozenset({"diff", "patch", "udiff"})
 AST_ACTIONS: tuple[AstAction, ...] = ("before", "after", "remove")
+OPENER = r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)"
+"""A line that may open a fence, for `opener` (as a pattern for `stream.py`)."""
 
-_OPENER = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_OPENER = re.compile(OPENER)
+
 _CLOSER = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*")
 _SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
 _PATH_SEPARATOR = re.compile(r"::|[-./]")
@@ -105,6 +110,18 @@ _TITLE = re.compile(r"(?:title|file|filename|path|name)=[\"']?(?P<path>[^\"'\s]+
 _NOT_WRAPPED = Plain(
     re.compile(
         rf"^{FENCE_LINE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)|^ *(?:diff --git |--- )", re.MULTILINE
+    )
+)
+# Once a fence is open inside a block that may wrap others, a fence line with a tag
+# only opens another level (or is content): the bare fence lines that may close one
+# still go through `take`, the others are taken in bulk (`take_plain` opens levels).
+_BARE_FENCE = r"[ \t]*(?:`{3,}|~{3,})[ \t]*$"
+_NOT_OPENER_NESTED = Plain(
+    re.compile(rf"^{_BARE_FENCE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)", re.MULTILINE)
+)
+_NOT_WRAPPED_NESTED = Plain(
+    re.compile(
+        rf"^{_BARE_FENCE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)|^ *(?:diff --git |--- )", re.MULTILINE
     )
 )
 
@@ -204,9 +221,8 @@ def _ast_path(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] | T
     return language, AstTarget(written, parts, action)
 
 
-@dataclass(frozen=True)
-class FenceOpener:
-    """A line that opens a fence."""
+class FenceOpener(NamedTuple):
+    """A line that opens a fence (a tuple: one is made per fence line)."""
 
     indent: int  # leading spaces, removed from content lines (as Markdown does)
     char: str
@@ -228,19 +244,22 @@ class FenceOpener:
 
 
 def match_opener(raw: str) -> FenceOpener | None:
-    """The fence a line opens, if it opens one (a backtick fence's info string
-    may not hold a backtick)."""
+    """The fence a line opens, if it opens one."""
     if "```" not in raw and "~~~" not in raw:
         return None
     match = _OPENER.fullmatch(raw)
     if match is None:
         return None
-    fence = match.group("fence")
-    info = match.group("info").strip()
+    return opener(match["indent"], match["fence"], match["info"])
+
+
+def opener(indent: str, fence: str, info: str) -> FenceOpener | None:
+    """The fence a line matching `OPENER` opens, from its groups (a backtick fence's
+    info string may not hold a backtick)."""
+    info = info.strip()
     if fence[0] == "`" and "`" in info:
         return None
-    indent = len(match.group("indent").expandtabs(4))
-    return FenceOpener(indent, fence[0], len(fence), info)
+    return FenceOpener(len(indent.expandtabs(4)) if indent else 0, fence[0], len(fence), info)
 
 
 def is_diff_tag(info: str) -> bool:
@@ -262,8 +281,41 @@ class Wrapper:
     path: str | None = None  # the path line before a ```diff fence, for headerless hunks
 
 
+class _Tag(NamedTuple):
+    """What a fence's info string says: an error, or a language, an edit target and
+    the file it names; whether the block holds shell commands or JSON."""
+
+    error: TagError | None
+    language: str
+    target: FenceTarget
+    path: str | None
+    is_shell: bool
+    is_json: bool
+
+
+@lru_cache(maxsize=256)
+def _read_tag(info: str) -> _Tag:
+    """The fence tag read once per info string (a reply repeats its tags)."""
+    parsed = parse_fence_tag(info)
+    if isinstance(parsed, TagError):
+        return _Tag(parsed, "", None, None, is_shell=False, is_json=False)
+    language, target = parsed
+    carried = fence_tag_path(info) if target is None else None
+    if carried is not None and carried == info.split()[0]:
+        language = ""  # the tag is the path itself
+    lower = language.lower() if target is None else ""
+    return _Tag(None, language, target, carried, lower in SHELL_TAGS, lower == "json")
+
+
 class FenceBlock:
     """One fenced block, from its opening line to its closing fence."""
+
+    # what most blocks keep as they start (set on the instance when it changes)
+    successor: UnifiedDiff | None = None
+    names_path: str | None = None  # a fence holding only a path names it
+    _pending_minus: ReplyLine | None = None
+    _inner_line = 0  # the first fence opened inside this one
+    suggested = False  # a shell block gave git commands
 
     def __init__(
         self,
@@ -278,34 +330,21 @@ class FenceBlock:
         self.start = line.number
         self.emit = emit
         self.content: list[str] = []
-        self.successor: UnifiedDiff | None = None
-        self.names_path: str | None = None  # a fence holding only a path names it
-        self._pending_minus: ReplyLine | None = None
-        self._nested: list[tuple[int, int]] = []  # open inner fences: (length, reply line)
-        self._inner_line = 0  # the first fence opened inside this one
-        self.suggested = False  # a shell block gave git commands
-        parsed = parse_fence_tag(opener.info)
-        self.error: TagError | None = None
-        self.language = ""
-        self.target: FenceTarget = None
-        if isinstance(parsed, TagError):
-            self.error = parsed
-        else:
-            self.language, self.target = parsed
-        carried = fence_tag_path(opener.info) if self.target is None else None
-        if carried is not None:
-            if carried == opener.info.split()[0]:
-                self.language = ""  # the tag is the path itself
-            path = carried
+        self._nested: list[int] = []  # the length of each fence open inside this one
+        tag = _read_tag(opener.info)
+        self.error: TagError | None = tag.error
+        self.language = tag.language
+        self.target: FenceTarget = tag.target
+        if tag.path is not None:
+            path = tag.path
             path_if_exists = False
         self.path = path
         self.path_if_exists = path_if_exists
-        lower = self.language.lower()
-        self.is_shell = self.error is None and self.target is None and lower in SHELL_TAGS
-        self.is_json = self.error is None and self.target is None and lower == "json"
-        self.can_wrap = self.error is None and self.target is None
+        self.is_shell = tag.is_shell
+        self.is_json = tag.is_json
+        self.can_wrap = tag.error is None and tag.target is None
         # shell and JSON content never starts with a diff header, prose may
-        self.wraps_diffs = self.can_wrap and not (self.is_shell or self.is_json)
+        self.wraps_diffs = self.can_wrap and not (tag.is_shell or tag.is_json)
 
     def wrapper(self) -> Wrapper:
         return Wrapper(self.opener, self.start, is_diff=False)
@@ -357,7 +396,7 @@ class FenceBlock:
             return Step.CONTINUE
         nested = self._opens_nested(raw)
         if nested:
-            self._nested.append((nested, line.number))
+            self._nested.append(nested)
             self._inner_line = self._inner_line or line.number
         self.content.append(text)
         return Step.CONTINUE
@@ -365,10 +404,14 @@ class FenceBlock:
     def plain(self) -> Plain | None:
         if self.is_shell:
             return _NOT_SHELL
+        # a fence line right after the first content line may end a fence holding a path
+        nested = bool(self._nested) and len(self.content) > 1
         if self.is_json:
-            return _NOT_OPENER
+            return _NOT_OPENER_NESTED if nested else _NOT_OPENER
         if self.can_wrap:
-            return _NOT_WRAPPED if self._pending_minus is None else None
+            if self._pending_minus is not None:
+                return None
+            return _NOT_WRAPPED_NESTED if nested else _NOT_WRAPPED
         return _NOT_CONTENT
 
     def take_plain(self, lines: list[str], first: int) -> None:
@@ -378,6 +421,12 @@ class FenceBlock:
             self.content.extend([dedent(line) for line in lines])
         else:
             self.content.extend(lines)
+        if self._nested:  # the lines may open more levels (see `plain`)
+            for raw in lines:
+                if "```" in raw or "~~~" in raw:
+                    length = self._opens_nested(raw)
+                    if length:
+                        self._nested.append(length)
 
     def read_whole(self, text: str, pos: int, end: int) -> int:
         if self.is_shell:
@@ -385,9 +434,12 @@ class FenceBlock:
         match = (_WHOLE_UNWRAPPED if self.can_wrap else _WHOLE).match(text, pos, end)
         if match is None or not self.opener.closed_by(match["closer"]):
             return -1
-        content = split_block(match["content"])
+        written = match["content"]
+        content = split_block(written)
         self.take_plain(content, self.start + 1)
-        self._close(self.start + len(content) + 1)
+        # the lines as one text, to look for markers in, when they are the content as is
+        plain = not self.opener.indent and not written.startswith("\ufeff")
+        self._close(self.start + len(content) + 1, written if plain else None)
         return match.end()
 
     def end(self, last_line: int) -> None:
@@ -399,7 +451,7 @@ class FenceBlock:
                 last_line,
                 f"the reply ended at line {last_line}, and a fence opened inside it at line "
                 f"{self._inner_line}, so where the block ends cannot be told",
-                self.opener.char * (self._nested[-1][0] if self._nested else self.opener.length),
+                self.opener.char * (self._nested[-1] if self._nested else self.opener.length),
             )
         elif self.target is not None or (self.language and not self.is_shell) or self.path:
             self._report_unclosed(last_line, f"the reply ended at line {last_line}")
@@ -418,15 +470,20 @@ class FenceBlock:
     def _opens_nested(self, raw: str) -> int:
         """The length of a fence line with a language tag right after it (```` ```bash ````)
         and as long as ours: a fence inside this one (`` ``` not a close `` is
-        content); 0 for any other line."""
-        inner = match_opener(raw)
-        if inner is None or inner.char != self.opener.char or inner.length < self.opener.length:
+        content); 0 for any other line (as `match_opener` reads a fence line)."""
+        body = raw.lstrip(" \t")
+        char = self.opener.char
+        if body[:3] != char * 3:
             return 0
-        after = raw.lstrip()[inner.length : inner.length + 1]
-        return inner.length if after.isalpha() else 0
+        length = len(body) - len(body.lstrip(char))
+        if length < self.opener.length or not body[length : length + 1].isalpha():
+            return 0
+        if char == "`" and "`" in body[length:]:
+            return 0  # not a fence line: its info string holds a backtick
+        return length
 
     def _closes_nested(self, fence: str) -> bool:
-        length, _ = self._nested[-1]
+        length = self._nested[-1]
         return fence[0] == self.opener.char and len(fence) >= length
 
     def _flush_pending(self) -> None:
@@ -444,7 +501,9 @@ class FenceBlock:
         parsed = parse_fence_tag(opener.info)
         return not isinstance(parsed, TagError) and parsed[1] is not None
 
-    def _close(self, end: int) -> None:
+    def _close(self, end: int, written: str | None = None) -> None:
+        """The block ended at reply line `end`; `written` is its content as one text,
+        when the caller has it."""
         if self.error is not None:
             self._report_error(self.error, end)
             return
@@ -463,7 +522,7 @@ class FenceBlock:
             self._ignore(end, "it has no language tag and names no file")
             return
         without_bom(self.content)
-        if self._refused_for_markers(end, path):
+        if self._refused_for_markers(end, path, written):
             return
         self.emit(
             FencedEdit(
@@ -477,9 +536,9 @@ class FenceBlock:
             )
         )
 
-    def _refused_for_markers(self, end: int, path: str | None) -> bool:
+    def _refused_for_markers(self, end: int, path: str | None, written: str | None) -> bool:
         """Content holding an edit or conflict marker is never written into a file."""
-        marker = _first_marker(self.content)
+        marker = _first_marker("\n".join(self.content) if written is None else written)
         if marker is None:
             return False
         number, text = marker
@@ -499,9 +558,13 @@ class FenceBlock:
     def _names_a_path(self) -> bool:
         """A fence holding only a file path (DeepSeek writes the path fenced, then
         the block in a second fence): it names the next block's file."""
-        lines = (line for line in self.content if line.strip())
-        first = next(lines, None)
-        if first is None or next(lines, None) is not None:
+        first = None
+        for line in self.content:
+            if line.strip():
+                if first is not None:
+                    return False
+                first = line
+        if first is None:
             return False
         self.names_path = path_or_none(first)
         return self.names_path is not None
@@ -557,10 +620,9 @@ class FenceBlock:
         )
 
 
-def _first_marker(content: list[str]) -> tuple[int, str] | None:
-    """The first line of `content` that is an edit or conflict marker, with its index
-    (one search over the joined lines: most content has none)."""
-    text = "\n".join(content)
+def _first_marker(text: str) -> tuple[int, str] | None:
+    """The first line of `text` that is an edit or conflict marker, with its index
+    (one search over the lines: most content has none)."""
     found = _MARKER_LINE.search(text)
     if found is None:
         return None

@@ -18,6 +18,7 @@ from enum import IntEnum
 from typing import NamedTuple
 
 from lsp_edit.blocks.paths import (
+    LONGEST_PATH,
     clean_path_line,
     comment_path,
     looks_like_path,
@@ -125,7 +126,7 @@ class Lookback:
         if self.chain is not None:
             return self.chain
         line = self.line
-        if line is None:
+        if line is None or len(line) > LONGEST_PATH:
             return BlockPath(None)
         commented = comment_path(line)
         if commented is not None:
@@ -142,7 +143,7 @@ class Lookback:
         without extension), or the one path in backticks in the prose line
         (`Here is the new version of `a.txt`:`, as aider's whole-file format has it)."""
         line = self.line
-        if line is None:
+        if line is None or len(line) > LONGEST_PATH:
             return FencePath(None)
         found = comment_path(line) or path_or_none(line)
         if found is not None:

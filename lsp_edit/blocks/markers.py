@@ -10,9 +10,14 @@ import re
 
 # 5-9 `<`, the word optional; more `<` only with the word (a bare long run of `<`
 # is more likely text than a marker)
-_SEARCH_OPENER = re.compile(r"<{5,9}(?:[ \t]*SEARCH)?|<{10,}[ \t]*SEARCH", re.IGNORECASE)
-_EDIT_OPENER = re.compile(r"«««[ \t]*EDIT")
-_BEGIN_PATCH = re.compile(r"\*\*\*[ \t]*Begin Patch", re.IGNORECASE)
+SEARCH_OPENER = r"(?i:<{5,9}(?:[ \t]*SEARCH)?|<{10,}[ \t]*SEARCH)"
+EDIT_OPENER = r"«««[ \t]*EDIT"
+BEGIN_PATCH = r"(?i:\*\*\*[ \t]*Begin Patch)"
+"""The openers as patterns, for the reader that finds the next block (`stream.py`)."""
+
+_SEARCH_OPENER = re.compile(SEARCH_OPENER)
+_EDIT_OPENER = re.compile(EDIT_OPENER)
+_BEGIN_PATCH = re.compile(BEGIN_PATCH)
 PATCH_FILE_HEADER = re.compile(
     r"\*\*\*[ \t]*(Update|Add|Delete)[ \t]+File[ \t]*:(.*)", re.IGNORECASE
 )

@@ -25,6 +25,9 @@ _COMMENT = re.compile(
     r"(?://+|--|;+|#+)\s*(?P<a>\S.*?)\s*|<!--\s*(?P<b>.*?)\s*-->|/\*\s*(?P<c>.*?)\s*\*/"
 )
 
+LONGEST_PATH = 4096
+"""No path a reply names is longer (Linux's PATH_MAX): a longer line is prose."""
+
 # Files that are usually written without an extension.
 KNOWN_NAMES = frozenset(
     {
@@ -122,7 +125,9 @@ def looks_like_path(line: PathLine) -> bool:
     """A path has a `/` (or `\\`) or ends in a `.ext` or is a well-known name
     (`Makefile`), and has no spaces unless quoted, and none of `<>|"?*`."""
     text = line.path
-    if not text or "://" in text or text.startswith(("`", "~~~")) or _NOT_IN_PATHS.search(text):
+    if not text or len(text) > LONGEST_PATH or "://" in text or text.startswith(("`", "~~~")):
+        return False
+    if _NOT_IN_PATHS.search(text):
         return False
     if not line.quoted and _SPACE.search(text):
         return False

@@ -7,7 +7,7 @@ block is open, each line goes to that block's parser, which answers with a
 `Step`: keep going, done, or done *before* this line (the line is then read again
 outside the block). Lines that cannot change a block's state (most content lines)
 are found with one regular expression and handed over in bulk (`Plain`), and a
-simple block can be read whole (`read_whole`). Parsers report what they find
+simple block is read whole (each format's `read_whole`). Parsers report what they find
 through an `Emit` callback, so a V4A patch can report each file as soon as its
 section ends.
 """
@@ -80,16 +80,6 @@ class BlockParser(Protocol):
     def plain(self) -> Plain | None: ...
 
     def take_plain(self, lines: list[str], first: int) -> None: ...
-
-    def read_whole(self, text: str, pos: int, end: int) -> int:
-        """Reads the whole rest of the block at once, from `text[pos]` (the line
-        after its opener) to its last line, when all of it is in `text[:end]` and
-        it is simple enough to be read without `take`; reports what `take` would
-        have reported and returns where the block's last line ends. Otherwise
-        changes nothing and returns -1 (the block is then read line by line).
-
-        A block that ends *before* a line (a unified diff) returns only once that
-        line is in `text[:end]`, so it reports exactly when `take` would have."""
 
     def end(self, last_line: int) -> None:
         """The reply ended while the block was open (`last_line` is its last line)."""

@@ -131,17 +131,6 @@ class SearchReplaceBlock:
     def take_plain(self, lines: list[str], first: int) -> None:
         (self.old if self.divider_line is None else self.new).extend(lines)
 
-    def read_whole(self, text: str, pos: int, end: int) -> int:
-        match = _WHOLE.match(text, pos, end)
-        if match is None:
-            return -1
-        self.old = split_block(match["old"])
-        self.new = split_block(match["new"])
-        self.divider = match["divider"]
-        self.divider_line = self.start + len(self.old) + 1
-        self._complete(self.divider_line + len(self.new) + 1)
-        return match.end()
-
     def end(self, last_line: int) -> None:
         if self.divider_line is not None and self._close_at_divider():
             return
@@ -198,6 +187,28 @@ class SearchReplaceBlock:
                 self.path.path,
             )
         )
+
+
+def read_whole(text: str, pos: int, end: int, start: int, path: BlockPath, emit: Emit) -> int:
+    """Reads a whole block whose opener is reply line `start`, from `text[pos]` (the
+    line after the opener), when all of it is in `text[:end]` and no line in it may be
+    a marker: reports it as `SearchReplaceBlock` would have and returns where its
+    closer ends; -1 otherwise (the block is then read line by line)."""
+    match = _WHOLE.match(text, pos, end)
+    if match is None:
+        return -1
+    old = without_bom(split_block(match["old"]))
+    new = without_bom(split_block(match["new"]))
+    # no divider in the REPLACE half: the block is read one way only
+    emit(
+        AnchoredEdit(
+            span(start, start + len(old) + len(new) + 2),
+            path.path,
+            "search_replace",
+            (Hunk(tuple(old), tuple(new)),),
+        )
+    )
+    return match.end()
 
 
 _MAX_READINGS = 16

@@ -20,10 +20,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lsp_edit.blocks import common_prefix, search_replace, unified_diff, v4a
 from lsp_edit.blocks.common_prefix import CommonPrefixBlock
-from lsp_edit.blocks.fence import FenceBlock, FenceOpener, Wrapper, is_diff_tag, match_opener
+from lsp_edit.blocks.fence import OPENER as FENCE_OPENER
+from lsp_edit.blocks.fence import (
+    FenceBlock,
+    FenceOpener,
+    Wrapper,
+    is_diff_tag,
+    match_opener,
+    opener,
+)
 from lsp_edit.blocks.lookback import Gap, Lookback
 from lsp_edit.blocks.markers import (
+    BEGIN_PATCH,
+    EDIT_OPENER,
+    SEARCH_OPENER,
     is_edit_opener,
     is_patch_file_header,
     is_patch_opener,
@@ -119,11 +131,26 @@ class ReplyStream:
 
 # Outside blocks, the lines that may do more than be remembered as the lines
 # before the next block: fence lines, block openers and diff headers.
-_NOT_PROSE = Plain(re.compile(r"^[^\S\n]*[`~<«*]|^(?:diff --git |--- )", re.MULTILINE))
+_NOT_PROSE_LINE = r"[^\S\n]*[`~<«*]|diff --git |--- "
+_NOT_PROSE = Plain(re.compile(rf"^(?:{_NOT_PROSE_LINE})", re.MULTILINE))
+# Outside blocks and wrappers: the lines up to the next line that is not prose, and
+# that line when it opens a block, in a group named after its format. One match
+# per block, whatever its format.
+_NEXT_BLOCK = re.compile(
+    rf"(?P<prose>(?:(?!{_NOT_PROSE_LINE}).*\n)*+)"
+    r"(?:"
+    rf"[^\S\n]*(?P<search>{SEARCH_OPENER})[^\S\n]*\n"
+    rf"|[^\S\n]*(?P<edit>{EDIT_OPENER})[^\S\n]*\n"
+    rf"|[^\S\n]*(?P<patch>{BEGIN_PATCH})[^\S\n]*\n"
+    r"|(?P<diff>--- .*)\n"
+    rf"|(?P<fence_line>{FENCE_OPENER})\n"
+    r")?"
+)
 # Inside a ```diff fence, a hunk header without file headers starts a diff too.
 _NOT_DIFF_PROSE = Plain(re.compile(r"^[^\S\n]*[`~<«*]|^(?:diff --git |--- |@@)", re.MULTILINE))
 
 
+_BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)++")  # possessive: no backtracking state per line
 _JSON_START = re.compile(r"\s*[\[{]\s*(?:$|[\"{\[\]}])")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
@@ -207,14 +234,26 @@ class _Machine:
     def read(self, text: str, end: int) -> None:
         """Reads the lines of `text[:end]`, each ending in `\n`.
 
-        Runs of plain lines (see `Plain`) are found with one search and taken in
-        bulk; every other line goes through `line`. The search result is kept
-        while the same pattern applies, so no text is searched twice.
+        Outside blocks and wrappers, one match finds the next block and what format
+        it is (`_NEXT_BLOCK`), and a simple block is read whole. Inside a block, runs
+        of plain lines (see `Plain`) are found with one search and taken in bulk;
+        every other line goes through `line`. The search result is kept while the
+        same pattern applies, so no text is searched twice.
         """
         pos = 0
         searched: re.Pattern[str] | None = None
         stop = 0
         while pos < end:
+            if self._block is None and self._wrapper is None and self._json is None:
+                if self._at_start:
+                    pos = self._skip_leading_blanks(text, pos, end)
+                    if pos < end:
+                        newline = text.index("\n", pos)
+                        self.line(text[pos:newline])
+                        pos = newline + 1
+                    continue
+                pos = self._next_block(text, pos, end)
+                continue
             plain = self._plain()
             if plain is not None:
                 other = plain.other
@@ -229,8 +268,67 @@ class _Machine:
                     pos = self._open(text, pos, end)
                     continue
             newline = text.index("\n", pos)
-            self.line(text[pos:newline])
-            pos = newline + 1
+            if self.line(text[pos:newline]):
+                pos = newline + 1
+
+    def _skip_leading_blanks(self, text: str, pos: int, end: int) -> int:
+        """Blank lines at the start of the reply, taken at once (they decide nothing:
+        the first line that is not blank says whether the reply is JSON)."""
+        blank = _BLANK_LINES.match(text, pos, end)
+        stop = blank.end() if blank is not None else pos
+        if stop > pos:
+            self._number += text.count("\n", pos, stop)
+            self._look.note("")
+        return stop
+
+    def _next_block(self, text: str, pos: int, end: int) -> int:
+        """Outside blocks and wrappers: skips the prose up to the next line that may
+        open a block and reads that block whole if it can be, else opens it (or
+        reads that line alone). Returns where reading stopped."""
+        match = _NEXT_BLOCK.match(text, pos, end)
+        assert match is not None, "the prose group matches any text"
+        start = match.end("prose")
+        if start > pos:
+            self._skip_prose(text, pos, start)
+        if start == end:
+            return end
+        kind = match.lastgroup
+        stop = -1
+        number = self._number + 1
+        after = match.end()
+        if kind == "search":
+            path = self._look.block_path()
+            stop = search_replace.read_whole(text, after, end, number, path, self.emit)
+            if stop >= 0:
+                self._look = Lookback(chain=path)
+        elif kind == "edit":
+            path = self._look.block_path()
+            stop = common_prefix.read_whole(text, after, end, number, path, self.emit)
+            if stop >= 0:
+                self._look = Lookback(chain=path)
+        elif kind == "patch":
+            stop = v4a.read_whole(text, after, end, number, self.emit)
+            if stop >= 0:
+                self._look = Lookback()
+        elif kind == "diff":
+            if after < end and not text.startswith("+++ ", after):
+                # no `+++ ` line follows: no diff starts here (`UnifiedDiff` would end
+                # before the next line, with nothing to report)
+                self._number += 1
+                self._look = Lookback()
+                return after
+            raw = match["diff"]
+            minus = ReplyLine(raw, number, raw)
+            stop = unified_diff.read_whole(text, after, end, minus, self.emit)
+            if stop >= 0:
+                self._look = Lookback()
+        elif kind == "fence_line":
+            found = opener(match["indent"], match["fence"], match["info"])
+            return self._open_fence_at(text, start, after, end, found)
+        if stop < 0:
+            return self._open(text, start, end)
+        self._number += text.count("\n", start, stop)
+        return stop
 
     def _plain(self) -> Plain | None:
         if self._json is not None or self._at_start:
@@ -261,8 +359,8 @@ class _Machine:
 
     def _open(self, text: str, pos: int, end: int) -> int:
         """A line outside blocks that may open one (no indented wrapper around):
-        read as `line` would, and when it opens a block, that block is read whole
-        if it can be (`read_whole`). Returns where reading stopped."""
+        read as `line` would, and when it opens a fenced block, that block is read
+        whole if it can be (`FenceBlock.read_whole`). Returns where reading stopped."""
         newline = text.index("\n", pos)
         raw = text[pos:newline]
         stripped = raw.strip()
@@ -281,23 +379,40 @@ class _Machine:
         elif raw.startswith("--- "):
             block = UnifiedDiff.from_minus(line, self.emit)
         elif first in ("`", "~") and self._wrapper is None:
-            opener = match_opener(raw)
-            if opener is None or is_diff_tag(opener.info):
-                self.line(raw)
-                return newline + 1
-            block = self._fence_block(opener, line)
+            return self._open_fence_at(text, pos, newline + 1, end, match_opener(raw))
         else:
             self.line(raw)
             return newline + 1
-        stop = block.read_whole(text, newline + 1, end)
-        if stop < 0:
-            self._block = block
-            self._number = number
-            self._last = raw
-            return newline + 1
-        self._number += text.count("\n", pos, stop)
-        self._closed(block)
-        return stop
+        self._block = block
+        self._number = number
+        self._last = raw
+        return newline + 1
+
+    def _open_fence_at(
+        self, text: str, pos: int, after: int, end: int, fence: FenceOpener | None
+    ) -> int:
+        """The line `text[pos:after]` outside blocks and wrappers, which starts like a
+        fence (`fence`, if it opens one): read as `line` would, and a fenced block it
+        opens is read whole if it can be (`FenceBlock.read_whole`). Returns where
+        reading stopped."""
+        raw = text[pos : after - 1]
+        if fence is None or is_diff_tag(fence.info):
+            self.line(raw)
+            return after
+        number = self._number + 1
+        line = ReplyLine(raw, number, raw)
+        path, if_exists = self._look.fence_path()
+        block = FenceBlock(fence, line, path, self.emit, path_if_exists=if_exists)
+        stop = block.read_whole(text, after, end)
+        if stop >= 0:
+            self._number += text.count("\n", pos, stop)
+            self._closed(block)
+            return stop
+        self._look.note(raw)  # a fence line: what lies before stays the same
+        self._block = block
+        self._number = number
+        self._last = raw
+        return after
 
     def _skip_prose(self, text: str, pos: int, stop: int) -> None:
         """Lines outside blocks that open nothing: only what a block that follows
@@ -305,19 +420,24 @@ class _Machine:
         self._number += text.count("\n", pos, stop)
         self._look.note_lines(text, pos, stop)
 
-    def line(self, text: str) -> None:
+    def line(self, text: str) -> bool:
+        """Reads one line; False when it ended the open block without being read
+        (`Step.REDO`): the caller reads it again, outside blocks."""
         self._number += 1
         number = self._number
         if self._json is not None:
             self._settle_json(self._json.take(text, number))
-            return
+            return True
         if self._at_start and text.strip():
             self._at_start = False
             if _JsonDocument.starts(text):
                 self._json = _JsonDocument(number)
                 self._settle_json(self._json.take(text, number))
-                return
-        self._dispatch(text, number)
+                return True
+        if self._dispatch(text, number):
+            return True
+        self._number -= 1
+        return False
 
     def finish(self) -> None:
         if self._json is not None:
@@ -336,28 +456,32 @@ class _Machine:
         for item in outcome.items:
             self.emit(item)
         for text, number in outcome.replay:
-            self._dispatch(text, number)
+            if not self._dispatch(text, number):
+                self._dispatch(text, number)
 
-    def _dispatch(self, raw: str, number: int) -> None:
+    def _dispatch(self, raw: str, number: int) -> bool:
+        """Reads one line; False when it ended the open block without being read."""
         wrapper = self._wrapper
         if wrapper is None:
             line = ReplyLine(raw, number, raw)
         else:
             opener = wrapper.opener
             line = ReplyLine(opener.dedent(raw), number, raw, opener.closed_by(raw))
-        self._step(line)
+        if not self._step(line):
+            return False
         self._last = line.text
+        return True
 
-    def _step(self, line: ReplyLine) -> None:
+    def _step(self, line: ReplyLine) -> bool:
         block = self._block
         if block is not None:
             step = block.take(line)
             if step is Step.CONTINUE:
-                return
+                return True
             self._block = None
             if step is Step.DONE:
                 self._closed(block)
-                return
+                return True
             if step is Step.WRAP and isinstance(block, FenceBlock):
                 wrapper = block.wrapper()
                 self._wrapper = wrapper
@@ -365,14 +489,16 @@ class _Machine:
                     self._look.note(content)  # what the fence held is prose now
                 if block.successor is not None:
                     self._block = block.successor
-                    return
+                    return True
                 line = ReplyLine(wrapper.opener.dedent(line.raw), line.number, line.raw)
             else:
                 # it ended before this line: a line it took may name the next block's file
                 self._closed(block)
                 for text in self._left_over(block):
                     self._look.note(text)
+                return False  # read again outside blocks, where runs of lines go at once
         self._idle(line)
+        return True
 
     def _idle(self, line: ReplyLine) -> None:
         wrapper = self._wrapper

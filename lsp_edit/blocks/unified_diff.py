@@ -303,49 +303,6 @@ class UnifiedDiff:
             self._end_hunk(exact=True)
             self._state = _State.AFTER_HUNK
 
-    def read_whole(self, text: str, pos: int, end: int) -> int:
-        """Only one counted hunk whose lines use up its counts exactly, followed
-        by a line that ends the diff (a blank line, prose)."""
-        match = _WHOLE.match(text, pos, end)
-        if match is None:
-            return -1
-        counts = _HUNK_HEADER.match(match["header"])
-        if counts is None:
-            return -1
-        old_left = 1 if counts.group(2) is None else int(counts.group(2))
-        new_left = 1 if counts.group(4) is None else int(counts.group(4))
-        lines = split_block(match["body"])
-        taken = 0
-        for line in lines:
-            taken += 1
-            old_left -= line[:1] != "+"
-            new_left -= line[:1] != "-"
-            if old_left <= 0 and new_left <= 0:
-                break
-        else:
-            return -1
-        if taken < len(lines):
-            stop = match.start("body") + len("\n".join(lines[:taken])) + 1
-            after = lines[taken]
-        else:
-            stop = match.end()
-            if stop >= end:
-                return -1  # the line that ends the diff has not arrived yet
-            after = text[stop : text.index("\n", stop)]
-        if (
-            after.startswith(_NOT_AFTER_HUNK)
-            or (after[:1] in (" ", "-", "+") and after.strip())
-            or _FENCE_LINE.match(after)
-        ):
-            return -1
-        number = self._file.start if self._file is not None else 0
-        for raw in (match["plus"], match["header"]):
-            number += 1
-            self.take(ReplyLine(raw, number, raw))
-        self.take_plain(lines[:taken], number + 1)
-        self._report_file()
-        return stop
-
     def end(self, last_line: int) -> None:
         self._finish(last_line, reply_ended=True)
 
@@ -643,3 +600,66 @@ def _record_git_header(file: _FileDiff, text: str) -> None:
         file.rename_from = text[len("rename from ") :].strip()
     elif text.startswith("rename to "):
         file.rename_to = text[len("rename to ") :].strip()
+
+
+def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> int:
+    """Reads a whole diff that starts with the `--- ` line `minus`, from `text[pos]`
+    (the line after it): only one counted hunk whose lines use up its counts
+    exactly, followed by a line that ends the diff (a blank line, prose), all in
+    `text[:end]`. Reports it as `UnifiedDiff` would have and returns where the
+    hunk ends; -1 otherwise (the diff is then read line by line)."""
+    match = _WHOLE.match(text, pos, end)
+    if match is None:
+        return -1
+    counts = _HUNK_HEADER.match(match["header"])
+    if counts is None:
+        return -1
+    old_left = 1 if counts.group(2) is None else int(counts.group(2))
+    new_left = 1 if counts.group(4) is None else int(counts.group(4))
+    lines = split_block(match["body"])
+    taken = 0
+    for line in lines:
+        taken += 1
+        old_left -= line[:1] != "+"
+        new_left -= line[:1] != "-"
+        if old_left <= 0 and new_left <= 0:
+            break
+    else:
+        return -1
+    if taken < len(lines):
+        stop = match.start("body") + len("\n".join(lines[:taken])) + 1
+        after = lines[taken]
+        del lines[taken:]
+    else:
+        stop = match.end()
+        if stop >= end:
+            return -1  # the line that ends the diff has not arrived yet
+        after = text[stop : text.index("\n", stop)]
+    if (
+        after.startswith(_NOT_AFTER_HUNK)
+        or (after[:1] in (" ", "-", "+") and after.strip())
+        or _FENCE_LINE.match(after)
+    ):
+        return -1
+    # Every line is empty (a blank context line) or starts with ` `, `-` or `+`.
+    header_line = minus.number + 2
+    last = header_line
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index]:
+            last = header_line + 1 + index
+            break
+    hunk = Hunk(
+        tuple([line[1:] for line in lines if line[:1] != "+"]),
+        tuple([line[1:] for line in lines if line[:1] != "-"]),
+        max(1, int(counts.group(1))),
+        ops="".join([line[:1] or " " for line in lines]),
+    )
+    file = _FileDiff(
+        minus.number,
+        last,
+        old_path=_diff_path(minus.text[4:], "a/"),
+        new_path=_diff_path(match["plus"][4:], "b/"),
+        hunks=[hunk],
+    )
+    UnifiedDiff(file, _State.AFTER_HUNK, emit)._report_file()
+    return stop

@@ -38,7 +38,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from lsp_edit.blocks.markers import PATCH_FILE_HEADER
-from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ParseProblem
+from lsp_edit.blocks.model import (
+    AnchoredEdit,
+    CreateFile,
+    DeleteFile,
+    Hunk,
+    ParseProblem,
+    ReplySpan,
+)
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
     Emit,
@@ -214,37 +221,6 @@ class V4APatch:
                     blank += 1
             self._added_blank = blank
 
-    def read_whole(self, text: str, pos: int, end: int) -> int:
-        """Only `*** Update File` sections, then `*** End Patch`."""
-        if self._state is not _State.BETWEEN:
-            return -1
-        sections: list[tuple[str, str, list[str]]] = []
-        while True:
-            match = _SECTION.match(text, pos, end)
-            if match is None:
-                return -1
-            header = match["header"]
-            stripped = header.strip()
-            if _END_PATCH.fullmatch(stripped):
-                break
-            found = _FILE_HEADER.fullmatch(stripped)
-            path = "" if found is None else found.group(2).strip()
-            if found is None or found.group(1).lower() != "update" or not path:
-                return -1
-            sections.append((header, path, split_block(match["body"])))
-            pos = match.end()
-        if not sections:
-            return -1
-        number = self.start
-        for header, path, body in sections:
-            number += 1
-            self._close_section()
-            self._open_section("update", path, ReplyLine(header, number, header))
-            self._update_lines(body, number + 1)
-            number += len(body)
-        self._close_section()
-        return match.start("body")
-
     def _update_lines(self, lines: list[str], first: int) -> None:
         """Lines of an Update File section that are all `@@`, ` `, `-`, `+` or empty."""
         run = 0
@@ -391,14 +367,96 @@ class V4APatch:
         elif state is _State.UPDATE:
             self._finish_hunk()
             if not self._hunks and self._move_to is None:
-                self.emit(
-                    ParseProblem(
-                        section,
-                        "malformed_patch",
-                        f"V4A `*** Update File: {path}` at {lines} "
-                        "has no changes; give `@@` hunks with ' ', '-' and '+' lines.",
-                        path,
-                    )
-                )
+                self.emit(_no_changes(section, path))
                 return
             self.emit(AnchoredEdit(section, path, "v4a", tuple(self._hunks), self._move_to))
+
+
+def _no_changes(section: ReplySpan, path: str) -> ParseProblem:
+    return ParseProblem(
+        section,
+        "malformed_patch",
+        f"V4A `*** Update File: {path}` at {where(section.start_line, section.end_line)} "
+        "has no changes; give `@@` hunks with ' ', '-' and '+' lines.",
+        path,
+    )
+
+
+def read_whole(text: str, pos: int, end: int, start: int, emit: Emit) -> int:
+    """Reads a whole patch whose `*** Begin Patch` is reply line `start`, from
+    `text[pos]` (the line after it), when all of it is in `text[:end]` and it holds
+    only `*** Update File` sections of `@@`, ` `, `-`, `+` and empty lines: reports
+    it as `V4APatch` would have and returns where its `*** End Patch` line ends; -1
+    otherwise (the patch is then read line by line)."""
+    sections: list[tuple[str, list[str]]] = []
+    while True:
+        match = _SECTION.match(text, pos, end)
+        if match is None:
+            return -1
+        stripped = match["header"].strip()
+        if _END_PATCH.fullmatch(stripped):
+            break
+        found = _FILE_HEADER.fullmatch(stripped)
+        path = "" if found is None else found.group(2).strip()
+        if found is None or found.group(1).lower() != "update" or not path:
+            return -1
+        sections.append((path, split_block(match["body"])))
+        pos = match.end()
+    if not sections:
+        return -1
+    number = start
+    for path, body in sections:
+        number += 1
+        emit(_update_section(path, number, body))
+        number += len(body)
+    return match.start("body")
+
+
+def _update_section(path: str, header: int, lines: list[str]) -> AnchoredEdit | ParseProblem:
+    """An `*** Update File` section whose header is reply line `header`, from its
+    lines (each `@@`, ` `, `-`, `+` or empty), as `V4APatch` reads it line by line:
+    `@@` lines in a row form the next hunk's scope; blank lines ending a hunk are
+    dropped; the section ends at its last line that is not blank."""
+    hunks: list[Hunk] = []
+    scope: list[str] = []
+    run = 0  # where the current hunk's lines start
+    for index in [index for index, text in enumerate(lines) if text.startswith("@@")]:
+        if run < index:
+            hunk = _hunk(scope, lines[run:index])
+            if hunk is not None:
+                hunks.append(hunk)
+            scope = []
+        written = lines[index][2:].strip()
+        if written.endswith("@@"):
+            written = written[:-2].strip()
+        if written:
+            scope.append(written)
+        run = index + 1
+    if run < len(lines):
+        hunk = _hunk(scope, lines[run:])
+        if hunk is not None:
+            hunks.append(hunk)
+    last = len(lines)
+    while last and not lines[last - 1]:
+        last -= 1
+    section = span(header, header + last)
+    if not hunks:
+        return _no_changes(section, path)
+    return AnchoredEdit(section, path, "v4a", tuple(hunks))
+
+
+def _hunk(scope: list[str], lines: list[str]) -> Hunk | None:
+    """A hunk from its lines, blank lines at its end dropped (None when empty)."""
+    last = len(lines)
+    while last and not lines[last - 1]:
+        last -= 1
+    del lines[last:]
+    if not lines:
+        return None
+    return Hunk(
+        tuple([text[1:] for text in lines if text[:1] != "+"]),
+        tuple([text[1:] for text in lines if text[:1] != "-"]),
+        None,
+        tuple(scope),
+        ops="".join([text[:1] or " " for text in lines]),
+    )
