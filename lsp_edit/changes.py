@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from lsp_edit.blocks.model import (
     AnchoredEdit,
@@ -34,17 +34,19 @@ from lsp_edit.blocks.model import (
 )
 from lsp_edit.blocks.paths import PathLine, looks_like_path
 from lsp_edit.resolve.anchored import resolve_anchored
-from lsp_edit.resolve.ast_path import resolve_ast_path
-from lsp_edit.resolve.chunk_diff import resolve_chunk_diff
 from lsp_edit.resolve.complete_file import resolve_complete_file
 from lsp_edit.resolve.line_ops import resolve_line_operation
 from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
-from lsp_edit.resolve.whole_file import names_in_prose, resolve_whole_file
-from lsp_edit.symbols import SymbolIndex, language_for
-from lsp_edit.symbols.model import Symbol
 from lsp_edit.text import LineEdit, Text
 from lsp_edit.workspace import FileRef
+
+# The symbol index (tree-sitter and the grammars) and the resolvers that need it are
+# imported by the first block that needs symbols: `lsp-edit apply` starts once per
+# reply, and most replies have none.
+if TYPE_CHECKING:
+    from lsp_edit.symbols import SymbolIndex
+    from lsp_edit.symbols.model import Symbol
 
 EDIT_MODES = ("ast_path", "line_numbers", "complete_file")
 FENCE = "```"
@@ -275,9 +277,9 @@ class Planner:
         # Per file, the edit batches applied so far, to map line ranges that refer
         # to the document as it was before the reply.
         self._history: dict[str, list[tuple[LineEdit, ...]]] = {}
-        # One index for the reply: each block's text is reparsed incrementally from
-        # the previous one of the same file.
-        self._symbols = SymbolIndex()
+        # One index for the reply, made by the first block that needs symbols: each
+        # block's text is reparsed incrementally from the previous one of the same file.
+        self._symbols: SymbolIndex | None = None
 
     def add(self, items: Sequence[ReplyItem]) -> list[Change]:
         """Places the items, returns the changes they made (suggestions are collected)."""
@@ -452,6 +454,8 @@ class Planner:
                 return AlreadyApplied(f"`{ref.relative}` does not exist.")
             return Placed((), "delete_file")
         if isinstance(item, FencedEdit) and item.target is None:
+            from lsp_edit.resolve.whole_file import resolve_whole_file
+
             return resolve_whole_file(
                 item.content,
                 text,
@@ -482,13 +486,19 @@ class Planner:
 
         symbols_of = self._symbols_of(ref)
         if isinstance(item, ChunkDiff):
+            from lsp_edit.resolve.chunk_diff import resolve_chunk_diff
+
             return resolve_chunk_diff(item, text, language, symbols_of=symbols_of)
+        from lsp_edit.resolve.ast_path import resolve_ast_path
+
         return resolve_ast_path(item, text, language, symbols_of=symbols_of)
 
     def _mentions(self, name: str) -> bool:
         """Whether the reply's prose names `name` (its words are read once, the first
         time a block asks: most replies never do)."""
         if self._mentioned is None:
+            from lsp_edit.resolve.whole_file import names_in_prose
+
             self._mentioned = names_in_prose(self._reply) if self._reply else frozenset()
         return name in self._mentioned
 
@@ -497,9 +507,16 @@ class Planner:
         reparsed incrementally from the one before."""
 
         def symbols_of(text: Text, language: str) -> list[Symbol]:
-            return self._symbols.symbols(ref.relative, None, text, language)
+            return self._symbol_index().symbols(ref.relative, None, text, language)
 
         return symbols_of
+
+    def _symbol_index(self) -> SymbolIndex:
+        if self._symbols is None:
+            from lsp_edit.symbols import SymbolIndex
+
+            self._symbols = SymbolIndex()
+        return self._symbols
 
     def _target_path(self, item: EditBlock) -> tuple[str | None, str | None]:
         """The path a block targets, and a note when it is not the one it wrote: a
@@ -533,6 +550,8 @@ def _prose_path(item: EditBlock) -> bool:
 
 
 def _language(item: FencedEdit | ChunkDiff, ref: FileRef) -> str | None:
+    from lsp_edit.symbols import language_for
+
     if isinstance(item, FencedEdit):
         found = language_for(item.language)
         if found is not None:

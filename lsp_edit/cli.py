@@ -13,8 +13,6 @@ is reported in one line without a traceback.
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,10 +30,10 @@ from lsp_edit.changes import (
     file_fate,
     summary,
 )
-from lsp_edit.instructions import instructions
-from lsp_edit.resolve.model import Refused
-from lsp_edit.symbols import index_symbols, language_for
 from lsp_edit.workspace import FileWrite, Workspace, WriteFailure, decode
+
+# What only some runs need (json, difflib, the symbol index, the server) is imported
+# where it is used: agents start `lsp-edit apply` once per reply.
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE = 0, 1, 2
 _PIECE = 1 << 20  # characters of the reply read at a time
@@ -182,6 +180,8 @@ def run_apply(args: argparse.Namespace) -> int:
         )
     not_written = None if failure is None else _not_written(failure)
     if args.json:
+        import json
+
         print(json.dumps(_plan_json(plan, diff=args.diff, failure=failure), indent=2))
     else:
         if args.diff:
@@ -215,6 +215,8 @@ def _read_reply(source: str) -> str:
 
 
 def _unified_diff(outcome: FileOutcome) -> str:
+    import difflib
+
     if not outcome.changed:
         return ""
     name = outcome.ref.relative
@@ -287,6 +289,11 @@ def _change_json(
 
 
 def run_symbols(args: argparse.Namespace) -> int:
+    import json
+
+    from lsp_edit.resolve.model import Refused
+    from lsp_edit.symbols import index_symbols, language_for
+
     path = Path(args.file)
     language = language_for(path.name)
     if language is None:
@@ -329,6 +336,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_instructions(args: argparse.Namespace) -> int:
+    from lsp_edit.instructions import instructions
+
     try:
         print(instructions(args.mode))
     except ValueError as error:
