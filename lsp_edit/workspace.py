@@ -9,9 +9,9 @@ ever read or written outside it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,7 +226,7 @@ class Workspace:
         target.parent.mkdir(parents=True, exist_ok=True)
         created.extend(reversed(missing))
         mode = _mode_of(target)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        handle, temporary = _new_temporary(target)
         try:
             with os.fdopen(handle, "wb") as stream:
                 stream.write(text.render().encode("utf-8"))
@@ -292,6 +292,24 @@ def _mode_of(path: Path) -> int | None:
         return stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         return None
+
+
+# Numbers the temporary files this process makes, so their names never repeat.
+_TEMPORARIES = itertools.count()
+
+
+def _new_temporary(target: Path) -> tuple[int, str]:
+    """A new file next to `target` (the rename that follows stays on one file system),
+    open for writing and readable by the user alone: its handle and path. It is
+    created exclusively, so it is never a file or link that was already there. (What
+    `tempfile.mkstemp` does: importing `tempfile` costs each `lsp-edit apply` ~5 ms.)"""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        path = f"{target.parent}{os.sep}.{target.name}.{os.getpid()}.{next(_TEMPORARIES)}.tmp"
+        try:
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            continue
 
 
 def _default_mode() -> int:
