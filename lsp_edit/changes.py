@@ -35,15 +35,14 @@ from lsp_edit.blocks.model import (
 from lsp_edit.blocks.paths import PathLine, looks_like_path
 from lsp_edit.resolve.anchored import resolve_anchored
 from lsp_edit.resolve.complete_file import resolve_complete_file
-from lsp_edit.resolve.line_ops import resolve_line_operation
 from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import LineEdit, Text
 from lsp_edit.workspace import FileRef
 
-# The symbol index (tree-sitter and the grammars) and the resolvers that need it are
-# imported by the first block that needs symbols: `lsp-edit apply` starts once per
-# reply, and most replies have none.
+# The resolvers only some blocks need are imported by the first block that needs
+# them, the symbol index (tree-sitter and the grammars) above all: `lsp-edit apply`
+# starts once per reply, and most replies need none of them.
 if TYPE_CHECKING:
     from lsp_edit.symbols import SymbolIndex
     from lsp_edit.symbols.model import Symbol
@@ -476,6 +475,8 @@ class Planner:
                 return target
             return resolve_line_range(target, item.content, text)
         if isinstance(item, DeleteLines | InsertLines):
+            from lsp_edit.resolve.line_ops import resolve_line_operation  # and line numbers
+
             return resolve_line_operation(item, text)
         language = _language(item, ref)
         if language is None:

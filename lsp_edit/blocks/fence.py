@@ -63,7 +63,6 @@ from lsp_edit.blocks.scanner import (
     without_bom,
 )
 from lsp_edit.blocks.unified_diff import UnifiedDiff
-from lsp_edit.positions import PositionError, parse_line_tail
 
 SHELL_TAGS = frozenset(
     {"bash", "sh", "shell", "console", "zsh", "fish", "ksh", "csh", "tcsh", "shellsession"}
@@ -177,6 +176,8 @@ def fence_tag_path(info: str) -> str | None:
 
 
 def _line_range(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] | TagError:
+    from lsp_edit.positions import PositionError, parse_line_tail  # only a line-range tag needs it
+
     tail = parse_line_tail(rest)
     if isinstance(tail, PositionError):
         return TagError(

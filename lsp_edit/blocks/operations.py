@@ -12,7 +12,6 @@ in the document is checked when the operation is placed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -64,6 +63,8 @@ class JsonError:
 
 
 def load_json(text: str) -> object | JsonError:
+    import json  # only a reply that holds JSON needs it: the import costs every start
+
     try:
         value: object = json.loads(text)
     except json.JSONDecodeError as error:
@@ -283,6 +284,8 @@ def _kind(value: object) -> str:
 
 
 def _show(value: object, limit: int = 60) -> str:
+    import json
+
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
