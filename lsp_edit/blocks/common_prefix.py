@@ -38,18 +38,19 @@ from lsp_edit.blocks.scanner import (
     where,
     without_bom,
 )
+from lsp_edit.patterns import LazyPattern
 
 OPENER = "««« EDIT"
 SEPARATOR = "═══════ REPL"
 CLOSER = "»»» EDIT END"
 ANCHOR = "───────"
 
-_SEPARATOR = re.compile(r"═{3,}(?:[ \t]*REPL)?")
-_ANCHOR = re.compile(r"─{3,}")
-_CLOSER = re.compile(r"»»»(?:[ \t]*EDIT[ \t]+END)?")
+_SEPARATOR = LazyPattern(r"═{3,}(?:[ \t]*REPL)?")
+_ANCHOR = LazyPattern(r"─{3,}")
+_CLOSER = LazyPattern(r"»»»(?:[ \t]*EDIT[ \t]+END)?")
 # A whole plain-layout block after its opener with no line that may be a marker
 # (in the new half, `═══` and `───` are content)
-_WHOLE = re.compile(
+_WHOLE = LazyPattern(
     r"(?P<old>(?:(?![^\S\n]*(?:»»»|═══|───)).*\n)*+)"
     r"[^\S\n]*═{3,}(?:[ \t]*REPL)?[^\S\n]*\n"
     r"(?P<new>(?:(?![^\S\n]*(?:»»»|<<<<<|«««|\*\*\*)).*\n)*+)"
@@ -57,8 +58,8 @@ _WHOLE = re.compile(
 )
 # Lines that may be a marker (or a fence line, which may close a wrapper): in the old
 # half, another opener is content; in the new half, it ends a block never closed.
-_NOT_OLD = Plain(re.compile(rf"^[^\S\n]*(?:»»»|═══|───)|^{FENCE_LINE}", re.MULTILINE))
-_NOT_NEW = Plain(re.compile(rf"^[^\S\n]*(?:»»»|───|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE))
+_NOT_OLD = Plain(LazyPattern(rf"^[^\S\n]*(?:»»»|═══|───)|^{FENCE_LINE}", re.MULTILINE))
+_NOT_NEW = Plain(LazyPattern(rf"^[^\S\n]*(?:»»»|───|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE))
 
 
 class _Phase(Enum):

@@ -63,6 +63,7 @@ from lsp_edit.blocks.scanner import (
     without_bom,
 )
 from lsp_edit.blocks.unified_diff import UnifiedDiff
+from lsp_edit.patterns import LazyPattern
 
 SHELL_TAGS = frozenset(
     {"bash", "sh", "shell", "console", "zsh", "fish", "ksh", "csh", "tcsh", "shellsession"}
@@ -73,41 +74,43 @@ AST_ACTIONS: tuple[AstAction, ...] = ("before", "after", "remove")
 OPENER = r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)"
 """A line that may open a fence, for `opener` (as a pattern for `stream.py`)."""
 
-_OPENER = re.compile(OPENER)
+_OPENER = LazyPattern(OPENER)
 
-_CLOSER = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*")
-_SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
-_PATH_SEPARATOR = re.compile(r"::|[-./]")
-_GIT_COMMAND = re.compile(r"\s*(?:\$\s*)?(git\s+\S.*?)\s*")
+_CLOSER = LazyPattern(r"[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*")
+_SINGLE_COLON = LazyPattern(r"(?<!:):(?!:)")
+_PATH_SEPARATOR = LazyPattern(r"::|[-./]")
+_GIT_COMMAND = LazyPattern(r"\s*(?:\$\s*)?(git\s+\S.*?)\s*")
 # Lines a fenced block must look at: fence lines (its closer, or the next
 # targeted opener); in a shell block git commands; in a block that may wrap
 # others, block openers and diff headers.
 # A whole block after its opener: content lines, then a fence line (the closer if
 # its fence matches); in a block that may wrap others, no opener or diff header.
 _CLOSING = rf"(?P<closer>{FENCE_LINE}[`~]*[ \t]*)\n"
-_WHOLE = re.compile(rf"(?P<content>(?:(?!{FENCE_LINE}).*\n)*+){_CLOSING}")
-_WHOLE_UNWRAPPED = re.compile(
+_WHOLE = LazyPattern(rf"(?P<content>(?:(?!{FENCE_LINE}).*\n)*+){_CLOSING}")
+_WHOLE_UNWRAPPED = LazyPattern(
     rf"(?P<content>(?:(?!{FENCE_LINE}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- ))"
     rf".*\n)*+){_CLOSING}"
 )
-_NOT_CONTENT = Plain(re.compile(rf"^{FENCE_LINE}", re.MULTILINE))
+_NOT_CONTENT = Plain(LazyPattern(rf"^{FENCE_LINE}", re.MULTILINE))
 _NOT_SHELL = Plain(
-    re.compile(
+    LazyPattern(
         rf"^{FENCE_LINE}|^[^\S\n]*(?:\$[^\S\n]*)?git|^[^\S\n]*(?:<<<<<|«««|\*\*\*)", re.MULTILINE
     )
 )
-_NOT_OPENER = Plain(re.compile(rf"^{FENCE_LINE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)", re.MULTILINE))
+_NOT_OPENER = Plain(LazyPattern(rf"^{FENCE_LINE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)", re.MULTILINE))
 # Lines that must never be written into a file: the markers of edit blocks and of
 # merge conflicts (a lone `=======` is a heading underline in Markdown and rst).
-_MARKER = re.compile(
+_MARKER = LazyPattern(
     r"<{5,9}(?:[ \t].*)?|>{5,9}(?:[ \t]*\w+)?|«««[ \t]*EDIT|»»»(?:[ \t]*EDIT[ \t]+END)?"
     r"|═{3,}[ \t]*REPL|\*\*\*[ \t]*(?:Begin|End)[ \t]+Patch",
     re.IGNORECASE,
 )
-_MARKER_LINE = re.compile(rf"^[^\S\n]*(?:{_MARKER.pattern})[^\S\n]*$", re.MULTILINE | re.IGNORECASE)
-_TITLE = re.compile(r"(?:title|file|filename|path|name)=[\"']?(?P<path>[^\"'\s]+)[\"']?", re.I)
+_MARKER_LINE = LazyPattern(
+    rf"^[^\S\n]*(?:{_MARKER.pattern})[^\S\n]*$", re.MULTILINE | re.IGNORECASE
+)
+_TITLE = LazyPattern(r"(?:title|file|filename|path|name)=[\"']?(?P<path>[^\"'\s]+)[\"']?", re.I)
 _NOT_WRAPPED = Plain(
-    re.compile(
+    LazyPattern(
         rf"^{FENCE_LINE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)|^ *(?:diff --git |--- )", re.MULTILINE
     )
 )
@@ -116,10 +119,10 @@ _NOT_WRAPPED = Plain(
 # still go through `take`, the others are taken in bulk (`take_plain` opens levels).
 _BARE_FENCE = r"[ \t]*(?:`{3,}|~{3,})[ \t]*$"
 _NOT_OPENER_NESTED = Plain(
-    re.compile(rf"^{_BARE_FENCE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)", re.MULTILINE)
+    LazyPattern(rf"^{_BARE_FENCE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)", re.MULTILINE)
 )
 _NOT_WRAPPED_NESTED = Plain(
-    re.compile(
+    LazyPattern(
         rf"^{_BARE_FENCE}|^[^\S\n]*(?:<<<<<|«««|\*\*\*)|^ *(?:diff --git |--- )", re.MULTILINE
     )
 )

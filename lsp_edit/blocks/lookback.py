@@ -26,12 +26,13 @@ from lsp_edit.blocks.paths import (
     tag_path,
 )
 from lsp_edit.blocks.scanner import BlockPath
+from lsp_edit.patterns import LazyPattern
 
 # Fences as some tools write them: `<source>python`, `</source>`, `<code>`, `[source]`
-_TAG_FENCE = re.compile(r"</?(?:source|code|pre|codeblock)\b[^>]*>\w*|\[/?source\]\w*", re.I)
+_TAG_FENCE = LazyPattern(r"</?(?:source|code|pre|codeblock)\b[^>]*>\w*|\[/?source\]\w*", re.I)
 _ELLIPSIS = frozenset({"...", "…", "[...]", "(...)"})
-_FILE_NAME = re.compile(r"[\w.+-]+")
-_CODE_SPAN = re.compile(r"`([^`\s]+)`")
+_FILE_NAME = LazyPattern(r"[\w.+-]+")
+_CODE_SPAN = LazyPattern(r"`([^`\s]+)`")
 _FENCE_INFO = re.compile(r"(?:`{3,}|~{3,})\s*(?P<info>\S*)")
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from lsp_edit.patterns import LazyPattern
+
 # 5-9 `<`, the word optional; more `<` only with the word (a bare long run of `<`
 # is more likely text than a marker)
 SEARCH_OPENER = r"(?i:<{5,9}(?:[ \t]*SEARCH)?|<{10,}[ \t]*SEARCH)"
@@ -16,9 +18,9 @@ BEGIN_PATCH = r"(?i:\*\*\*[ \t]*Begin Patch)"
 """The openers as patterns, for the reader that finds the next block (`stream.py`)."""
 
 _SEARCH_OPENER = re.compile(SEARCH_OPENER)
-_EDIT_OPENER = re.compile(EDIT_OPENER)
-_BEGIN_PATCH = re.compile(BEGIN_PATCH)
-PATCH_FILE_HEADER = re.compile(
+_EDIT_OPENER = LazyPattern(EDIT_OPENER)
+_BEGIN_PATCH = LazyPattern(BEGIN_PATCH)
+PATCH_FILE_HEADER = LazyPattern(
     r"\*\*\*[ \t]*(Update|Add|Delete)[ \t]+File[ \t]*:(.*)", re.IGNORECASE
 )
 

@@ -21,6 +21,7 @@ from enum import Enum
 from typing import NamedTuple, Protocol
 
 from lsp_edit.blocks.model import ReplyItem, ReplySpan
+from lsp_edit.patterns import LazyPattern
 
 Emit = Callable[[ReplyItem], None]
 
@@ -61,7 +62,7 @@ class Plain:
     plain, and at most `limit` plain lines may be taken in a row (-1: any number).
     """
 
-    other: re.Pattern[str]
+    other: re.Pattern[str] | LazyPattern
     limit: int = -1
 
 

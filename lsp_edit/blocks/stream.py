@@ -54,6 +54,7 @@ from lsp_edit.blocks.scanner import (
 from lsp_edit.blocks.search_replace import SearchReplaceBlock
 from lsp_edit.blocks.unified_diff import UnifiedDiff
 from lsp_edit.blocks.v4a import V4APatch
+from lsp_edit.patterns import LazyPattern
 
 
 def parse_reply(text: str) -> list[ReplyItem]:
@@ -147,12 +148,12 @@ _NEXT_BLOCK = re.compile(
     r")?"
 )
 # Inside a ```diff fence, a hunk header without file headers starts a diff too.
-_NOT_DIFF_PROSE = Plain(re.compile(r"^[^\S\n]*[`~<«*]|^(?:diff --git |--- |@@)", re.MULTILINE))
+_NOT_DIFF_PROSE = Plain(LazyPattern(r"^[^\S\n]*[`~<«*]|^(?:diff --git |--- |@@)", re.MULTILINE))
 
 
 _BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)++")  # possessive: no backtracking state per line
 _JSON_START = re.compile(r"\s*[\[{]\s*(?:$|[\"{\[\]}])")
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_JSON_STRING = LazyPattern(r'"(?:[^"\\]|\\.)*"')
 
 
 @dataclass(frozen=True)
@@ -241,7 +242,7 @@ class _Machine:
         same pattern applies, so no text is searched twice.
         """
         pos = 0
-        searched: re.Pattern[str] | None = None
+        searched: re.Pattern[str] | LazyPattern | None = None
         stop = 0
         while pos < end:
             if self._block is None and self._wrapper is None and self._json is None:

@@ -49,12 +49,13 @@ from lsp_edit.blocks.scanner import (
     split_block,
     where,
 )
+from lsp_edit.patterns import LazyPattern
 
 DEV_NULL = "/dev/null"
 
-_HUNK_HEADER = re.compile(r"@@[ \t]*-(\d+)(?:,(\d+))?[ \t]+\+(\d+)(?:,(\d+))?[ \t]*@@")
-_GIT_PATHS = re.compile(r'"?a/(.*?)"? "?b/(.*?)"?')
-_GIT_EXTENDED = re.compile(
+_HUNK_HEADER = LazyPattern(r"@@[ \t]*-(\d+)(?:,(\d+))?[ \t]+\+(\d+)(?:,(\d+))?[ \t]*@@")
+_GIT_PATHS = LazyPattern(r'"?a/(.*?)"? "?b/(.*?)"?')
+_GIT_EXTENDED = LazyPattern(
     r"(index |new file mode|deleted file mode|old mode|new mode|similarity index"
     r"|dissimilarity index|rename from |rename to |copy from |copy to |Binary files "
     r"|GIT binary patch)"
@@ -63,14 +64,14 @@ _GIT_EXTENDED = re.compile(
 # Inside a hunk, the lines that are more than a ` `, `-`, `+` or empty line: `@@`,
 # `\`, `diff --git`, a `--- ` that may be the next header, fence lines (which may
 # close a wrapper), anything unprefixed.
-_NOT_HUNK_LINE = re.compile(rf"^[^ +\n-]|^--- |^{FENCE_LINE}", re.MULTILINE)
+_NOT_HUNK_LINE = LazyPattern(rf"^[^ +\n-]|^--- |^{FENCE_LINE}", re.MULTILINE)
 _ANY_HUNK_LINES = Plain(_NOT_HUNK_LINE)
 # After `--- `: the `+++ ` line, an `@@` line, and the hunk lines after it
-_WHOLE = re.compile(
+_WHOLE = LazyPattern(
     rf"(?P<plus>\+\+\+ .*)\n(?P<header>@@.*)\n"
     rf"(?P<body>(?:(?!--- |{FENCE_LINE})(?:[ +-].*)?\n)*+)"
 )
-_FENCE_LINE = re.compile(FENCE_LINE)
+_FENCE_LINE = LazyPattern(FENCE_LINE)
 _NOT_AFTER_HUNK = ("@@", "\\", "diff --git ", "--- ")
 
 

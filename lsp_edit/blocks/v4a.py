@@ -58,21 +58,22 @@ from lsp_edit.blocks.scanner import (
     split_block,
     where,
 )
+from lsp_edit.patterns import LazyPattern
 
 _FILE_HEADER = PATCH_FILE_HEADER
-_MOVE_TO = re.compile(r"\*\*\*[ \t]*Move[ \t]+to[ \t]*:(.*)", re.IGNORECASE)
-_END_PATCH = re.compile(r"\*\*\*[ \t]*End[ \t]+Patch", re.IGNORECASE)
-_END_OF_FILE = re.compile(r"\*\*\*[ \t]*End[ \t]+of[ \t]+File", re.IGNORECASE)
+_MOVE_TO = LazyPattern(r"\*\*\*[ \t]*Move[ \t]+to[ \t]*:(.*)", re.IGNORECASE)
+_END_PATCH = LazyPattern(r"\*\*\*[ \t]*End[ \t]+Patch", re.IGNORECASE)
+_END_OF_FILE = LazyPattern(r"\*\*\*[ \t]*End[ \t]+of[ \t]+File", re.IGNORECASE)
 # Per state, the lines that are more than stored: `***` lines, fence lines (which
 # may close a wrapper), `@@` and unprefixed lines in a hunk, non-blank lines
 # between sections.
-_NOT_SKIPPED = Plain(re.compile(rf"^[^\S\n]*\*\*\*|^{FENCE_LINE}", re.MULTILINE))
-_NOT_BLANK = Plain(re.compile(r"^[^\S\n]*\S", re.MULTILINE))
-_NOT_HUNK_LINE = Plain(re.compile(rf"^[^ +\n-]|^[^\S\n]+\*\*\*|^{FENCE_LINE}", re.MULTILINE))
-_NOT_ADDED = Plain(re.compile(rf"^[^+\n]|^{FENCE_LINE}", re.MULTILINE))
+_NOT_SKIPPED = Plain(LazyPattern(rf"^[^\S\n]*\*\*\*|^{FENCE_LINE}", re.MULTILINE))
+_NOT_BLANK = Plain(LazyPattern(r"^[^\S\n]*\S", re.MULTILINE))
+_NOT_HUNK_LINE = Plain(LazyPattern(rf"^[^ +\n-]|^[^\S\n]+\*\*\*|^{FENCE_LINE}", re.MULTILINE))
+_NOT_ADDED = Plain(LazyPattern(rf"^[^+\n]|^{FENCE_LINE}", re.MULTILINE))
 # A `***` line and the hunk lines after it (`@@`, ` `, `-`, `+`, empty; no fence
 # line, no indented `***` line)
-_SECTION = re.compile(
+_SECTION = LazyPattern(
     rf"(?P<header>\*\*\*.*)\n"
     rf"(?P<body>(?:(?!{FENCE_LINE}|[^\S\n]+\*\*\*)(?:[ +-].*|@@.*)?\n)*+)"
 )

@@ -19,29 +19,30 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from lsp_edit.patterns import LazyPattern
 from lsp_edit.resolve.model import Refused
 
-_LINE_COMMENT = re.compile(r"\s*(?:#+|//+|--|;+|%+)\s*(?P<body>.*?)\s*")
-_BLOCK_COMMENT = re.compile(
+_LINE_COMMENT = LazyPattern(r"\s*(?:#+|//+|--|;+|%+)\s*(?P<body>.*?)\s*")
+_BLOCK_COMMENT = LazyPattern(
     r"\s*(?:\{/\*|/\*+|<!--|\(\*)\s*(?P<body>.*?)\s*(?:\*/\}|\*+/|-->|\*\))\s*"
 )
-_BARE = re.compile(r"\s*(?:\.{3,}|…)\s*")
+_BARE = LazyPattern(r"\s*(?:\.{3,}|…)\s*")
 
 _DOTS = r"(?:\.{3,}|…)"
-_ONLY_DOTS = re.compile(rf"{_DOTS}(?:\s*{_DOTS})*")
+_ONLY_DOTS = LazyPattern(rf"{_DOTS}(?:\s*{_DOTS})*")
 _WORD = (
     r"(?:existing|unchanged|rest|remaining|remainder|same|as before|previous|omitted|elided"
     r"|other (?:code|methods|functions|lines|fields|members|imports|tests|cases)|more code)"
 )
 # dots at an edge of the text plus one of the words: "... existing code ...", "rest of file ..."
-_DOTTED = re.compile(rf"(?:{_DOTS}.*\b{_WORD}\b.*|.*\b{_WORD}\b.*{_DOTS})", re.IGNORECASE)
+_DOTTED = LazyPattern(rf"(?:{_DOTS}.*\b{_WORD}\b.*|.*\b{_WORD}\b.*{_DOTS})", re.IGNORECASE)
 _NOUN = (
     r"(?:code|file|function|method|class|body|implementation|module|lines|content|contents"
     r"|component|functions|methods|imports|tests|logic|script|config|struct|impl)"
 )
 _STAYS = r"(?:\s+(?:is|are|remains?|stays?|goes))?\s+(?:unchanged|the same|as before|here|omitted)"
 # worded without dots: "rest of the code unchanged", "existing code here", "unchanged code"
-_WORDED = re.compile(
+_WORDED = LazyPattern(
     rf"(?:(?:the\s+)?(?:rest|remainder)\s+of\s+(?:the\s+)?(?:\w+\s+)?{_NOUN}(?:{_STAYS})?"
     rf"|(?:keep\s+)?(?:the\s+)?existing\s+{_NOUN}(?:{_STAYS})?"
     rf"|(?:the\s+)?(?:remaining|other|original)\s+{_NOUN}{_STAYS}"
