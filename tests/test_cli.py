@@ -336,3 +336,46 @@ def test_apply_help_states_the_exit_codes(capsys):
     out = capsys.readouterr().out
     assert "exit codes:\n  0  every block applied" in out
     assert "\n  1  some block did not apply" in out and "\n  2  a usage or I/O error" in out
+
+
+# Imported by `lsp-edit apply` only when a reply needs them: the symbol index, the
+# language server, and what only some formats or options use.
+NOT_FOR_A_PLAIN_REPLY = (
+    "tree_sitter",
+    "lsp_edit.symbols",
+    "pygls",
+    "lsprotocol",
+    "lsp_edit.server",
+    "json",
+    "tempfile",
+    "shutil",
+)
+
+
+def test_applying_search_replace_blocks_loads_no_symbol_index_server_or_json(tmp_path):
+    """Agents start `lsp-edit apply` once per reply: a reply of SEARCH/REPLACE blocks,
+    fenced or not, is placed and written without importing the rest."""
+    (tmp_path / "notes.txt").write_text("one\ntwo\nthree\n")
+    reply = write_reply(
+        tmp_path,
+        "notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n\n"
+        "Then:\n\nnotes.txt\n```\n<<<<<<< SEARCH\nthree\n=======\n3\n>>>>>>> REPLACE\n```\n",
+    )
+    script = (
+        "import sys\n"
+        "from lsp_edit.cli import main\n"
+        f"code = main(['apply', {reply!r}, '--root', {str(tmp_path)!r}])\n"
+        "print(code, *sorted(sys.modules), file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    code, *modules = result.stderr.split()
+    assert code == "0", result.stdout + result.stderr
+    assert (tmp_path / "notes.txt").read_text() == "1\ntwo\n3\n"
+    loaded = [
+        name
+        for name in modules
+        if any(name == heavy or name.startswith(heavy + ".") for heavy in NOT_FOR_A_PLAIN_REPLY)
+    ]
+    assert loaded == []
