@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, dataclass_transform
 
 _Value = TypeVar("_Value")
 
@@ -46,13 +46,20 @@ def _quick_init(cls: type[_Value]) -> type[_Value]:
     return cls
 
 
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def _value(cls: type[_Value]) -> type[_Value]:
+    """A frozen, slotted dataclass whose `__init__` is `_quick_init`'s: `dataclass` is
+    told not to write its own, which would only be replaced (a quarter of the cost of
+    building each class, paid at every start)."""
+    return _quick_init(dataclass(frozen=True, slots=True, init=False)(cls))
+
+
 AstAction = Literal["replace", "before", "after", "remove"]
 AnchoredFormat = Literal["search_replace", "common_prefix", "v4a", "unified_diff"]
 InsertPosition = Literal["before", "after"]
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class ReplySpan:
     """Where a block sits in the reply: 1-based lines, inclusive."""
 
@@ -60,8 +67,7 @@ class ReplySpan:
     end_line: int
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class AstTarget:
     """`python:Client-chat:before`: the symbol path and what to do there.
 
@@ -74,8 +80,7 @@ class AstTarget:
     action: AstAction = "replace"
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class LineRangeTarget:
     """`python:45:67`: 1-based, start inclusive, end exclusive.
 
@@ -87,8 +92,7 @@ class LineRangeTarget:
     end: int
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class FencedEdit:
     """A fenced code block that edits: by AST path, by line range, or the whole file.
 
@@ -108,8 +112,7 @@ class FencedEdit:
     path_if_exists: bool = False
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class Hunk:
     """Old lines to find and the new lines that replace them.
 
@@ -135,8 +138,7 @@ class Hunk:
     at_end: bool = False
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class AnchoredEdit:
     """SEARCH/REPLACE, common-prefix `««« EDIT`, a V4A `Update File` or a unified diff
     for one file: its hunks, placed in order, each on the result of the one before.
@@ -156,8 +158,7 @@ class AnchoredEdit:
     splits: tuple[Hunk, ...] = ()
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class CreateFile:
     """A new file with this content (V4A `Add File`, a diff from `/dev/null`);
     `final_newline` False when a diff marks its end `\\ No newline at end of file`."""
@@ -169,8 +170,7 @@ class CreateFile:
     final_newline: bool = True
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class DeleteFile:
     """V4A `Delete File`, or a diff to `/dev/null`."""
 
@@ -179,8 +179,7 @@ class DeleteFile:
     format: AnchoredFormat
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class Chunk:
     """One chunk of a chunk diff; lines without endings."""
 
@@ -190,8 +189,7 @@ class Chunk:
     context_after: tuple[str, ...]
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class ChunkDiff:
     """`{"op": "chunk_diff", ...}`: chunks inside one symbol, found by AST path or
     by a 1-based line (and column) inside it."""
@@ -204,8 +202,7 @@ class ChunkDiff:
     chunks: tuple[Chunk, ...]
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class DeleteLines:
     """`{"op": "delete_lines", ...}`: 1-based, inclusive. Numbers are checked when
     placed, against the document, so a bad one becomes a failed change."""
@@ -216,8 +213,7 @@ class DeleteLines:
     end_line: int
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class InsertLines:
     """`{"op": "insert_lines", ...}`: `content` is raw text; its own final newline
     decides whether the inserted text ends one."""
@@ -229,8 +225,7 @@ class InsertLines:
     content: str
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class ShellSuggestion:
     """A shell command the reply suggests (from a ```bash block). Reported, never run."""
 
@@ -238,8 +233,7 @@ class ShellSuggestion:
     command: str
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class IgnoredBlock:
     """A block that was seen and is not an edit (a fence naming no file, a shell
     block), with why; reported so that "no edit blocks" never hides it.
@@ -252,8 +246,7 @@ class IgnoredBlock:
     reason: str
 
 
-@_quick_init
-@dataclass(frozen=True, slots=True)
+@_value
 class ParseProblem:
     """A block that was skipped because it is malformed, with the reason.
 
