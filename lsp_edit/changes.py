@@ -43,7 +43,7 @@ from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.resolve.whole_file import names_in_prose, resolve_whole_file
 from lsp_edit.symbols import SymbolIndex, language_for
 from lsp_edit.symbols.model import Symbol
-from lsp_edit.text import LineEdit, Text
+from lsp_edit.text import Draft, LineEdit, Text
 from lsp_edit.workspace import FileRef
 
 EDIT_MODES = ("ast_path", "line_numbers", "complete_file")
@@ -278,6 +278,9 @@ class Planner:
         # One index for the reply: each block's text is reparsed incrementally from
         # the previous one of the same file.
         self._symbols = SymbolIndex()
+        # Files whose blocks land in a draft, changed in place block after block;
+        # their `FileOutcome.after` is brought up to date when the items are placed.
+        self._drafts: dict[str, Draft] = {}
 
     def add(self, items: Sequence[ReplyItem]) -> list[Change]:
         """Places the items, returns the changes they made (suggestions are collected)."""
@@ -293,7 +296,28 @@ class Planner:
             if change is not None:
                 self.plan.changes.append(change)
                 made.append(change)
+        for relative in list(self._drafts):
+            self._settle(relative)
         return made
+
+    def _settle(self, relative: str) -> None:
+        """The file's outcome made to hold what its draft holds (the draft is done)."""
+        draft = self._drafts.pop(relative, None)
+        if draft is not None:
+            self._outcomes[relative].after = draft.text()
+
+    def _text_for(self, item: EditBlock, outcome: FileOutcome) -> Text | Draft | None:
+        """The file's newest text for placing `item`: SEARCH/REPLACE blocks, diffs and
+        patches one after another land in one draft of the file, changed in place,
+        whatever the file's size; any other block reads the file as a `Text`."""
+        relative = outcome.ref.relative
+        if isinstance(item, AnchoredEdit) and not item.move_to and outcome.after is not None:
+            draft = self._drafts.get(relative)
+            if draft is None:
+                draft = self._drafts[relative] = Draft(outcome.after)
+            return draft
+        self._settle(relative)
+        return outcome.after
 
     def _place(self, item: EditBlock | ParseProblem) -> Change | None:
         if isinstance(item, FencedEdit) and item.path is not None and not self._names_file(item):
@@ -356,7 +380,7 @@ class Planner:
             if isinstance(current, Refused):
                 return _fail(change, current)
             outcome = self._outcomes[ref.relative] = FileOutcome(ref, current, current)
-        text = outcome.after
+        text = self._text_for(item, outcome)
         if text is None and item.path == written and _prose_path(item):
             # The line before a block is taken as its path; prose there must not
             # become a new file named "Here is the new module".
@@ -396,8 +420,11 @@ class Planner:
         if isinstance(item, DeleteFile):
             outcome.after = None
             return change
-        base = text if text is not None else Text(())
-        outcome.after = base.replace(resolution.edits, final_newline=resolution.final_newline)
+        if isinstance(text, Draft):
+            text.replace(resolution.edits, final_newline=resolution.final_newline)
+        else:
+            base = text if text is not None else Text(())
+            outcome.after = base.replace(resolution.edits, final_newline=resolution.final_newline)
         self._history.setdefault(ref.relative, []).append(resolution.edits)
         if destination is not None:
             arrived = FileOutcome(destination, None, outcome.after)
@@ -419,6 +446,7 @@ class Planner:
         destination = self.files.locate(written, allow_tail_match=False)
         if isinstance(destination, Refused):
             return destination
+        self._settle(destination.relative)
         planned = self._outcomes.get(destination.relative)
         exists = (
             planned.after is not None
@@ -433,7 +461,11 @@ class Planner:
             )
         return destination
 
-    def _resolve(self, item: EditBlock, text: Text | None, ref: FileRef) -> Resolution:
+    def _resolve(self, item: EditBlock, text: Text | Draft | None, ref: FileRef) -> Resolution:
+        if isinstance(text, Draft):
+            # only blocks that `_text_for` gives a draft: SEARCH/REPLACE, diffs, patches
+            assert isinstance(item, AnchoredEdit)
+            return resolve_anchored(item, text)
         if isinstance(item, CreateFile):
             if text is not None and text.line_count > 0:
                 if text.lines == list(item.content):
