@@ -281,6 +281,9 @@ class Planner:
         # Files whose blocks land in a draft, changed in place block after block;
         # their `FileOutcome.after` is brought up to date when the items are placed.
         self._drafts: dict[str, Draft] = {}
+        # Drafts settled, kept for the file's next blocks while its text is theirs
+        # (a streamed reply is placed a few blocks at a time).
+        self._kept: dict[str, Draft] = {}
 
     def add(self, items: Sequence[ReplyItem]) -> list[Change]:
         """Places the items, returns the changes they made (suggestions are collected)."""
@@ -305,6 +308,7 @@ class Planner:
         draft = self._drafts.pop(relative, None)
         if draft is not None:
             self._outcomes[relative].after = draft.text()
+            self._kept[relative] = draft
 
     def _text_for(self, item: EditBlock, outcome: FileOutcome) -> Text | Draft | None:
         """The file's newest text for placing `item`: SEARCH/REPLACE blocks, diffs and
@@ -314,7 +318,10 @@ class Planner:
         if isinstance(item, AnchoredEdit) and not item.move_to and outcome.after is not None:
             draft = self._drafts.get(relative)
             if draft is None:
-                draft = self._drafts[relative] = Draft(outcome.after)
+                kept = self._kept.pop(relative, None)
+                if kept is None or not kept.holds(outcome.after):
+                    kept = Draft(outcome.after)
+                draft = self._drafts[relative] = kept
             return draft
         self._settle(relative)
         return outcome.after

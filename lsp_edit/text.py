@@ -247,6 +247,10 @@ class Draft:
             self.eol = detect_line_ending("".join(raw))
         self._text = None
 
+    def holds(self, text: Text) -> bool:
+        """Whether the draft is still `text` (the one it gave or was made from)."""
+        return self._text is text
+
     def text(self) -> Text:
         """The draft as a `Text` (built once per state)."""
         if self._text is None:
