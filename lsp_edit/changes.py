@@ -37,7 +37,7 @@ from lsp_edit.resolve.anchored import resolve_anchored
 from lsp_edit.resolve.complete_file import resolve_complete_file
 from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
-from lsp_edit.text import LineEdit, Text
+from lsp_edit.text import Draft, LineEdit, Text
 from lsp_edit.workspace import FileRef
 
 # The resolvers only some blocks need are imported by the first block that needs
@@ -279,6 +279,12 @@ class Planner:
         # One index for the reply, made by the first block that needs symbols: each
         # block's text is reparsed incrementally from the previous one of the same file.
         self._symbols: SymbolIndex | None = None
+        # Files whose blocks land in a draft, changed in place block after block;
+        # their `FileOutcome.after` is brought up to date when the items are placed.
+        self._drafts: dict[str, Draft] = {}
+        # Drafts settled, kept for the file's next blocks while its text is theirs
+        # (a streamed reply is placed a few blocks at a time).
+        self._kept: dict[str, Draft] = {}
 
     def add(self, items: Sequence[ReplyItem]) -> list[Change]:
         """Places the items, returns the changes they made (suggestions are collected)."""
@@ -294,7 +300,32 @@ class Planner:
             if change is not None:
                 self.plan.changes.append(change)
                 made.append(change)
+        for relative in list(self._drafts):
+            self._settle(relative)
         return made
+
+    def _settle(self, relative: str) -> None:
+        """The file's outcome made to hold what its draft holds (the draft is done)."""
+        draft = self._drafts.pop(relative, None)
+        if draft is not None:
+            self._outcomes[relative].after = draft.text()
+            self._kept[relative] = draft
+
+    def _text_for(self, item: EditBlock, outcome: FileOutcome) -> Text | Draft | None:
+        """The file's newest text for placing `item`: SEARCH/REPLACE blocks, diffs and
+        patches one after another land in one draft of the file, changed in place,
+        whatever the file's size; any other block reads the file as a `Text`."""
+        relative = outcome.ref.relative
+        if isinstance(item, AnchoredEdit) and not item.move_to and outcome.after is not None:
+            draft = self._drafts.get(relative)
+            if draft is None:
+                kept = self._kept.pop(relative, None)
+                if kept is None or not kept.holds(outcome.after):
+                    kept = Draft(outcome.after)
+                draft = self._drafts[relative] = kept
+            return draft
+        self._settle(relative)
+        return outcome.after
 
     def _place(self, item: EditBlock | ParseProblem) -> Change | None:
         if isinstance(item, FencedEdit) and item.path is not None and not self._names_file(item):
@@ -357,7 +388,7 @@ class Planner:
             if isinstance(current, Refused):
                 return _fail(change, current)
             outcome = self._outcomes[ref.relative] = FileOutcome(ref, current, current)
-        text = outcome.after
+        text = self._text_for(item, outcome)
         if text is None and item.path == written and _prose_path(item):
             # The line before a block is taken as its path; prose there must not
             # become a new file named "Here is the new module".
@@ -397,8 +428,11 @@ class Planner:
         if isinstance(item, DeleteFile):
             outcome.after = None
             return change
-        base = text if text is not None else Text(())
-        outcome.after = base.replace(resolution.edits, final_newline=resolution.final_newline)
+        if isinstance(text, Draft):
+            text.replace(resolution.edits, final_newline=resolution.final_newline)
+        else:
+            base = text if text is not None else Text(())
+            outcome.after = base.replace(resolution.edits, final_newline=resolution.final_newline)
         self._history.setdefault(ref.relative, []).append(resolution.edits)
         if destination is not None:
             arrived = FileOutcome(destination, None, outcome.after)
@@ -420,6 +454,7 @@ class Planner:
         destination = self.files.locate(written, allow_tail_match=False)
         if isinstance(destination, Refused):
             return destination
+        self._settle(destination.relative)
         planned = self._outcomes.get(destination.relative)
         exists = (
             planned.after is not None
@@ -434,7 +469,11 @@ class Planner:
             )
         return destination
 
-    def _resolve(self, item: EditBlock, text: Text | None, ref: FileRef) -> Resolution:
+    def _resolve(self, item: EditBlock, text: Text | Draft | None, ref: FileRef) -> Resolution:
+        if isinstance(text, Draft):
+            # only blocks that `_text_for` gives a draft: SEARCH/REPLACE, diffs, patches
+            assert isinstance(item, AnchoredEdit)
+            return resolve_anchored(item, text)
         if isinstance(item, CreateFile):
             if text is not None and text.line_count > 0:
                 if text.lines == list(item.content):

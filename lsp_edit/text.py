@@ -146,47 +146,13 @@ class Text:
         text's result gets one, as a new file should), unless `final_newline`
         says otherwise (line operations, whose content decides).
         """
-        ordered = sorted(edits, key=lambda e: (e.start, e.end))
-        for before, after in itertools.pairwise(ordered):
-            if after.start < before.end:
-                raise ValueError(f"overlapping edits at lines {before.start}..{before.end}")
-        if ordered and ordered[-1].end > len(self.raw_lines):
-            raise ValueError(f"edit past the end of a {len(self.raw_lines)}-line text")
+        raw, lines = list(self.raw_lines), list(self.lines)
         eol = self.eol
-        had_final_newline = self.final_newline or not self.raw_lines
-        if final_newline is not None:
-            had_final_newline = final_newline
-        lines = self.lines
-        out: list[str] = []
-        out_lines: list[str] = []
-        cursor = 0
-        for edit in ordered:
-            out.extend(self.raw_lines[cursor : edit.start])
-            out_lines.extend(lines[cursor : edit.start])
-            if edit.new_lines and out and ending_of(out[-1]) == "":
-                out[-1] += eol
-            out.extend([line + eol for line in edit.new_lines])
-            out_lines.extend(edit.new_lines)
-            cursor = edit.end
-        tail = self.raw_lines[cursor:]
-        if out and tail and ending_of(out[-1]) == "":
-            out[-1] += eol
-        out.extend(tail)
-        out_lines.extend(lines[cursor:])
-        if out:
-            last = out[-1]
-            if had_final_newline and ending_of(last) == "":
-                out[-1] = last + eol
-            elif not had_final_newline:
-                out[-1] = strip_ending(last)
-                if not out[-1]:
-                    # an empty last line without an ending is no line at all
-                    out.pop()
-                    out_lines.pop()
-        result = Text(tuple(out), self.bom)
+        _splice(raw, lines, edits, eol, _keeps_final_newline(self, final_newline))
+        result = Text(tuple(raw), self.bom)
         # Derived once here rather than re-split: a sequence of edits to a large
         # file would otherwise pay a full split per edit.
-        result.__dict__["lines"] = out_lines
+        result.__dict__["lines"] = lines
         if self.raw_lines:
             result.__dict__["eol"] = eol
         return result
@@ -195,3 +161,101 @@ class Text:
         """The same document (BOM kept) with other raw lines, for callers that
         decide line endings themselves (line operations)."""
         return Text(tuple(raw_lines), self.bom)
+
+
+def _keeps_final_newline(text: Text | Draft, wanted: bool | None) -> bool:
+    """Whether the last line ends with a newline after an edit: as `wanted` says, or
+    as it does now (an empty text's result gets one, as a new file should)."""
+    if wanted is not None:
+        return wanted
+    return text.final_newline or not text.raw_lines
+
+
+_ENDINGS = (LF, CR)  # what every line ending ends with
+
+
+def _splice(
+    raw: list[str], lines: list[str], edits: Sequence[LineEdit], eol: str, final_newline: bool
+) -> list[LineEdit]:
+    """Applies non-overlapping edits, all given against `raw`/`lines`, in place: from
+    the last one up, so each edit's lines are still where it says. Returns the edits
+    in the order made."""
+    ordered = sorted(edits, key=lambda e: (e.start, e.end), reverse=True)
+    for after, before in itertools.pairwise(ordered):
+        if after.start < before.end:
+            raise ValueError(f"overlapping edits at lines {before.start}..{before.end}")
+    if ordered and ordered[0].end > len(raw):
+        raise ValueError(f"edit past the end of a {len(raw)}-line text")
+    for edit in ordered:
+        raw[edit.start : edit.end] = [line + eol for line in edit.new_lines]
+        lines[edit.start : edit.end] = edit.new_lines
+        # a line that ended the file without an ending gets one when lines follow it
+        above = edit.start - 1
+        if edit.new_lines and above >= 0 and not raw[above].endswith(_ENDINGS):
+            raw[above] += eol
+    if raw:
+        last = raw[-1]
+        if final_newline and not last.endswith(_ENDINGS):
+            raw[-1] = last + eol
+        elif not final_newline:
+            raw[-1] = strip_ending(last)
+            if not raw[-1]:
+                # an empty last line without an ending is no line at all
+                raw.pop()
+                lines.pop()
+    return ordered
+
+
+class Draft:
+    """A file's text while the blocks of one reply land in it one after another:
+    its lines are changed in place, so each block costs what it changes, not the
+    size of the file (`Text.replace` copies every line). `log` lists every edit
+    made, as `(start, end, new_lines)` against the text as it was then, for
+    indexes that follow the draft rather than rebuild. `text()` gives the result.
+    """
+
+    def __init__(self, text: Text) -> None:
+        self.raw_lines: list[str] = list(text.raw_lines)
+        self.lines: list[str] = list(text.lines)
+        self.bom = text.bom
+        self.eol = text.eol
+        self.log: list[tuple[int, int, tuple[str, ...]]] = []
+        self._text: Text | None = text
+
+    @property
+    def final_newline(self) -> bool:
+        return bool(self.raw_lines) and self.raw_lines[-1].endswith(_ENDINGS)
+
+    @property
+    def line_count(self) -> int:
+        return len(self.raw_lines)
+
+    def replace(self, edits: Sequence[LineEdit], *, final_newline: bool | None = None) -> None:
+        """What `Text.replace` does, done to this draft."""
+        raw = self.raw_lines
+        had_lines = bool(raw)
+        keeps = _keeps_final_newline(self, final_newline)
+        expected = len(raw)
+        for edit in _splice(raw, self.lines, edits, self.eol, keeps):
+            self.log.append((edit.start, edit.end, edit.new_lines))
+            expected += len(edit.new_lines) - (edit.end - edit.start)
+        if len(raw) != expected:
+            # the empty last line dropped at the end of the file
+            self.log.append((len(raw), len(raw) + 1, ()))
+        if not had_lines:
+            # as `Text.replace` gives an empty text's result: the ending its lines have
+            self.eol = detect_line_ending("".join(raw))
+        self._text = None
+
+    def holds(self, text: Text) -> bool:
+        """Whether the draft is still `text` (the one it gave or was made from)."""
+        return self._text is text
+
+    def text(self) -> Text:
+        """The draft as a `Text` (built once per state)."""
+        if self._text is None:
+            text = Text(tuple(self.raw_lines), self.bom)
+            text.__dict__["lines"] = list(self.lines)
+            text.__dict__["eol"] = self.eol
+            self._text = text
+        return self._text

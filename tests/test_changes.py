@@ -122,6 +122,34 @@ def test_blocks_for_one_file_apply_in_order_each_on_the_previous_result(workspac
     assert after(result, "notes.txt") == "one\n2\n3\nfour\nfive\n"
 
 
+def test_a_file_edited_by_search_replace_then_by_line_range_then_again_sees_each_edit(
+    workspace,
+):
+    reply = (
+        "notes.txt\n<<<<<<< SEARCH\ntwo\n=======\n2\n>>>>>>> REPLACE\n\n"
+        f"notes.txt\n{FENCE}text:5:6\nFIVE\n{FENCE}\n\n"
+        "notes.txt\n<<<<<<< SEARCH\nFIVE\n=======\n5\n>>>>>>> REPLACE\n\n"
+        "notes.txt\n<<<<<<< SEARCH\n2\nthree\n=======\n2\n3\n>>>>>>> REPLACE\n"
+    )
+    result = plan(workspace, reply)
+    assert [c.status for c in result.changes] == [Status.APPLIED] * 4
+    assert after(result, "notes.txt") == "one\n2\n3\nfour\n5\n"
+
+
+def test_blocks_given_a_few_at_a_time_as_a_stream_gives_them_land_on_each_other(workspace):
+    planner = Planner(workspace, Session("auto"))
+    pieces = [
+        "notes.txt\n<<<<<<< SEARCH\ntwo\n=======\n2\n>>>>>>> REPLACE\n",
+        "notes.txt\n<<<<<<< SEARCH\n2\n=======\nTWO\n>>>>>>> REPLACE\n",
+        f"notes.txt\n{FENCE}text:1:2\nONE\n{FENCE}\n",
+        "notes.txt\n<<<<<<< SEARCH\nONE\nTWO\n=======\n1\n2\n>>>>>>> REPLACE\n",
+    ]
+    for piece in pieces:
+        planner.add(parse_reply(piece))
+        assert planner.plan.changes[-1].status == Status.APPLIED
+    assert after(planner.plan, "notes.txt") == "1\n2\nthree\nfour\nfive\n"
+
+
 def test_after_a_failed_block_later_blocks_for_that_file_are_skipped(workspace):
     reply = (
         "notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n\n"

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from lsp_edit.blocks.model import AnchoredEdit, Hunk, ReplySpan
 from lsp_edit.resolve.anchored import resolve_anchored
-from lsp_edit.resolve.ladder import LADDER, LineIndex, Reindent, detect_reindent, search
+from lsp_edit.resolve.ladder import (
+    LADDER,
+    LineIndex,
+    Reindent,
+    detect_reindent,
+    index_for,
+    search,
+)
 from lsp_edit.resolve.model import Placed, Refused, Resolution
-from lsp_edit.text import Text
+from lsp_edit.text import Draft, LineEdit, Text
 
 
 def place(
@@ -130,3 +140,64 @@ def test_lines_that_each_repeat_many_times_are_found_where_they_stand_together()
     lines = ["a = 1", "pad"] * 10 + ["b = 2", "pad"] * 10 + ["a = 1", "b = 2"]
     index = LineIndex(lines)
     assert [(m.start, m.end) for m in search(index, ["a = 1", "b = 2"])] == [(40, 42)]
+
+
+@settings(max_examples=200)
+@given(
+    lines=st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=1, max_size=12),
+    edits=st.lists(
+        st.tuples(
+            st.integers(0, 20),
+            st.integers(0, 2),
+            st.lists(st.sampled_from(["a", "b", "d", ""]), max_size=3),
+            st.booleans(),
+        ),
+        max_size=10,
+    ),
+)
+def test_a_drafts_index_finds_every_line_where_a_fresh_index_of_its_text_does(lines, edits):
+    draft = Draft(Text.from_lines(lines))
+    index = index_for(draft)
+    for start, length, new_lines, ask in edits:
+        start = start % (len(draft.lines) + 1)
+        end = min(start + length, len(draft.lines))
+        draft.replace([LineEdit(start, end, tuple(new_lines))])
+        if ask:  # asked between edits or not: the answer is the same
+            fresh = LineIndex(list(draft.lines))
+            for line in ("a", "b", "c", "d", ""):
+                exact = LADDER[0].key
+                assert index.positions(exact, line) == fresh.positions(exact, line)
+                assert index.count(exact, line) >= len(fresh.positions(exact, line))
+    fresh = LineIndex(list(draft.lines))
+    for strategy in LADDER:
+        for line in ("a", "b", "c", "d", "", " a"):
+            assert index.positions(strategy.key, line) == fresh.positions(strategy.key, line)
+
+
+def test_blocks_placed_one_after_another_in_a_draft_land_where_they_do_in_texts() -> None:
+    source = Text.from_string(
+        "".join(f"def f{n}():\n    total = {n}\n    return total\n" for n in range(60))
+    )
+    blocks = [
+        AnchoredEdit(
+            ReplySpan(1, 1),
+            "a.py",
+            "search_replace",
+            (
+                Hunk(
+                    (f"    total = {n}", "    return total"),
+                    (f"    total = {n} + 1", "    return total"),
+                ),
+            ),
+        )
+        for n in range(0, 60, 7)
+    ]
+    text, draft = source, Draft(source)
+    for block in blocks:
+        in_text, in_draft = resolve_anchored(block, text), resolve_anchored(block, draft)
+        assert in_text == in_draft
+        assert isinstance(in_text, Placed)
+        text = text.replace(in_text.edits)
+        draft.replace(in_draft.edits)
+    assert draft.text() == text
+    assert "    total = 56 + 1" in text.lines

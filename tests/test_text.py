@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lsp_edit.text import (
+    Draft,
     LineEdit,
     Text,
     detect_line_ending,
@@ -137,3 +138,45 @@ def test_lines_after_an_edit_match_a_fresh_split_of_the_result(
     end = min(start + length, text.line_count)
     edited = text.replace([LineEdit(start, end, tuple(new))])
     assert edited.lines == Text.from_string(edited.render()).lines
+
+
+# Edits one after another, each given against the text the one before left:
+# (start, end, new lines, final newline wanted) with positions taken modulo the size.
+_EDITS = st.lists(
+    st.tuples(
+        st.integers(0, 50),
+        st.integers(0, 3),
+        st.lists(st.sampled_from(["", "x", "y", "  z"]), max_size=3),
+        st.sampled_from([None, None, True, False]),
+    ),
+    max_size=8,
+)
+
+
+@given(
+    content=st.lists(st.sampled_from(["a\n", "b\r\n", "\n", "c", "a\r"]), max_size=8).map("".join),
+    bom=st.booleans(),
+    edits=_EDITS,
+)
+def test_a_draft_changed_edit_after_edit_reads_as_the_same_edits_made_to_a_text(
+    content, bom, edits
+):
+    text = Text.from_string(("\ufeff" if bom else "") + content)
+    draft = Draft(text)
+    for start, length, new_lines, final_newline in edits:
+        start = start % (text.line_count + 1)
+        edit = LineEdit(start, min(start + length, text.line_count), tuple(new_lines))
+        text = text.replace([edit], final_newline=final_newline)
+        draft.replace([edit], final_newline=final_newline)
+        assert draft.lines == text.lines
+    result = draft.text()
+    assert (result.raw_lines, result.bom, result.eol) == (text.raw_lines, text.bom, text.eol)
+    assert result.lines == text.lines
+
+
+def test_a_draft_keeps_the_text_it_was_made_from_unchanged() -> None:
+    text = Text.from_string("one\r\ntwo\r\nthree")
+    draft = Draft(text)
+    draft.replace([LineEdit(1, 2, ("TWO", "2"))])
+    assert text.render() == "one\r\ntwo\r\nthree"
+    assert draft.text().render() == "one\r\nTWO\r\n2\r\nthree"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
-from lsp_edit.resolve.diffing import minimal_edits
+from lsp_edit.resolve.diffing import Opcodes, line_opcodes, minimal_edits
 from lsp_edit.resolve.elision import expand_elisions, placeholders_in
 from lsp_edit.resolve.ladder import (
     LADDER,
@@ -42,7 +42,7 @@ from lsp_edit.resolve.ladder import (
     text_similarity,
 )
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
-from lsp_edit.text import LineEdit, Text
+from lsp_edit.text import Draft, LineEdit, Text
 
 _NOUN: dict[AnchoredFormat, str] = {
     "search_replace": "SEARCH text",
@@ -63,14 +63,14 @@ _CONTEXT_KEYS = Strategy(
 )
 
 
-def resolve_anchored(block: AnchoredEdit, text: Text) -> Resolution:
+def resolve_anchored(block: AnchoredEdit, text: Text | Draft) -> Resolution:
     """Places every hunk of `block` in `text`, or refuses the whole block."""
     if block.splits:
         return _resolve_split(block, text)
     return _resolve(block, text)
 
 
-def _resolve_split(block: AnchoredEdit, text: Text) -> Resolution:
+def _resolve_split(block: AnchoredEdit, text: Text | Draft) -> Resolution:
     """A SEARCH/REPLACE block with more than one `=======` line: read at the divider
     whose SEARCH half is found in the file. The longest such half wins, since each
     shorter reading's SEARCH text is a prefix of it (a heading underline inside the
@@ -99,7 +99,7 @@ def _resolve_split(block: AnchoredEdit, text: Text) -> Resolution:
     return resolution
 
 
-def _resolve(block: AnchoredEdit, text: Text) -> Resolution:
+def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
     composer = _Composer(text.lines)
     total = len(block.hunks)
     strategies: list[str] = []
@@ -120,16 +120,13 @@ def _resolve(block: AnchoredEdit, text: Text) -> Resolution:
         composer.replace(outcome.start, outcome.end, outcome.lines, outcome.origins)
         strategies.append(outcome.strategy)
         notes.extend(label + note for note in outcome.notes)
-        if outcome.start + len(outcome.lines) == len(composer.current) and outcome.lines:
+        if outcome.start + len(outcome.lines) == composer.length and outcome.lines:
             # `\ No newline at end of file` speaks of the file's end: only a hunk placed
             # there. Without it, a diff's or patch's lines are whole lines: one that
             # writes the last line of the file ends it with a newline.
             if hunk.final_newline is not None:
                 final_newline = hunk.final_newline
-            elif (
-                block.format in _PATCH_FORMATS
-                and composer.origin_of(len(composer.current) - 1) is None
-            ):
+            elif block.format in _PATCH_FORMATS and composer.origin_of(composer.length - 1) is None:
                 final_newline = True
     edits = composer.edits()
     if text.lines and final_newline == text.final_newline:
@@ -303,7 +300,7 @@ def _replacement(
     if core_old == old and core_new == new:
         pairing = _opcodes(ops, core_old, core_new)
     if pairing is None:
-        pairing = SequenceMatcher(None, core_old, core_new, autojunk=False).get_opcodes()
+        pairing = line_opcodes(core_old, core_new)
     mapped = _file_form(region, core_new, pairing, match.reindent, set(placeholders))
     if isinstance(mapped, int):
         return Refused(
@@ -325,9 +322,6 @@ def _replacement(
     return _Replacement(
         match.start, match.end, expanded.lines, match.strategy, tuple(notes), origins
     )
-
-
-Opcodes = Sequence[tuple[str, int, int, int, int]]
 
 
 def _opcodes(ops: str, old: Sequence[str], new: Sequence[str]) -> Opcodes | None:
@@ -721,8 +715,41 @@ class _Composer:
 
     def __init__(self, original: Sequence[str]) -> None:
         self.original = original
-        self.current: list[str] = list(original)
         self.dirty: list[_Dirty] = []
+        # The current lines are copied from the original only when a second hunk
+        # needs them: a one-hunk block keeps its change aside (`_first`), so placing
+        # it costs what it changes, not the size of the file.
+        self._current: list[str] | None = None
+        self._first: tuple[int, int, list[str]] | None = None
+
+    @property
+    def current(self) -> Sequence[str]:
+        if self._first is not None:
+            start, end, lines = self._first
+            self._current = [*self.original[:start], *lines, *self.original[end:]]
+            self._first = None
+        return self.original if self._current is None else self._current
+
+    @property
+    def length(self) -> int:
+        """How many lines the text has now."""
+        if self._first is not None:
+            start, end, lines = self._first
+            return len(self.original) + len(lines) - (end - start)
+        return len(self.current)
+
+    def _lines(self, start: int, end: int) -> list[str]:
+        """Current lines `start`..`end`."""
+        if self._first is None:
+            return list(self.current[start:end])
+        first, last, lines = self._first
+        stop = first + len(lines)
+        delta = len(lines) - (last - first)
+        return [
+            *self.original[start : min(end, first)],
+            *lines[max(start, first) - first : max(min(end, stop) - first, 0)],
+            *self.original[max(start, stop) - delta : max(end - delta, max(start, stop) - delta)],
+        ]
 
     @property
     def changed(self) -> bool:
@@ -775,7 +802,12 @@ class _Composer:
             *origins,
             *(self.origin_of(at) for at in range(end, last)),
         ]
-        self.current[start:end] = lines
+        if self._current is None and self._first is None:
+            self._first = (start, end, list(lines))
+        else:
+            current = self.current
+            assert isinstance(current, list)
+            current[start:end] = lines
         for region in kept:
             if region.cur_start >= end:
                 region.cur_start += delta
@@ -802,13 +834,13 @@ class _Composer:
                 if kept is None or not old_at <= kept < region.orig_end:
                     continue
                 edits.extend(
-                    minimal_edits(self.original[old_at:kept], self.current[new_at:at], old_at)
+                    minimal_edits(self.original[old_at:kept], self._lines(new_at, at), old_at)
                 )
                 old_at, new_at = kept + 1, at + 1
             edits.extend(
                 minimal_edits(
                     self.original[old_at : region.orig_end],
-                    self.current[new_at : region.cur_end],
+                    self._lines(new_at, region.cur_end),
                     old_at,
                 )
             )

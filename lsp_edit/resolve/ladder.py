@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
-from lsp_edit.text import Text
+from lsp_edit.text import Draft, Text
 
 Normaliser = Callable[[str], str]
 
@@ -289,8 +289,122 @@ class LineIndex:
             self._positions[key] = index
         return index.get(value, [])
 
+    def count(self, key: Normaliser, value: str) -> int:
+        """How many lines' `key` form is `value` (at most: see `_DraftIndex`)."""
+        return len(self.positions(key, value))
+
     def is_indexed(self, key: Normaliser) -> bool:
         return key in self._positions
+
+
+class _DraftIndex(LineIndex):
+    """The index of a `Draft`, which follows the draft's edits rather than being
+    rebuilt for each text: built once, then each edit costs what it changes.
+
+    Lines as written are indexed by where they were when last asked for, and the
+    version (the length of the draft's log) that was; positions are carried through
+    the edits made since only when asked for. The lines an edit writes are added as
+    its log entry is read. `count` may count lines an edit has since removed, so it
+    is an upper bound, good for picking the rarest line; `positions` is exact.
+    Looser forms (`keys` under another normaliser) are built again after an edit.
+    """
+
+    def __init__(self, draft: Draft) -> None:
+        super().__init__(draft.lines)
+        self._draft = draft
+        self._at: dict[str, list[int]] | None = None  # line -> positions, at a version
+        self._built = 0  # the version of every line not in `_versions`
+        self._versions: dict[str, int] = {}
+        self._written: dict[str, list[tuple[int, int]]] = {}  # line -> (version, position)
+        # per log entry: start, end and how many lines it adds
+        self._shifts: list[tuple[int, int, int]] = []
+        self._looser_built = len(draft.log)
+
+    def keys(self, key: Normaliser) -> Sequence[str]:
+        if key is _as_written:
+            return self._draft.lines
+        self._forget_looser_forms()
+        return super().keys(key)
+
+    def positions(self, key: Normaliser, value: str, limit: int | None = None) -> list[int]:
+        if key is not _as_written:
+            self._forget_looser_forms()
+            return super().positions(key, value, limit)
+        if self._at is None and self._scans < _SCANS_BEFORE_INDEXING:
+            # As for a new text: the first few searches scan the lines, in C.
+            self._scans += 1
+            return _scan(self._draft.lines, value, limit)
+        at = self._positions_at()
+        now = len(self._draft.log)
+        found = at.get(value, [])
+        version = self._versions.get(value, self._built)
+        written = self._written.pop(value, None)
+        if version == now and written is None:
+            return found
+        found = self._carried(found, version)
+        for since, position in written or ():
+            found += self._carried([position], since)
+        found.sort()
+        at[value] = found
+        self._versions[value] = now
+        return found
+
+    def count(self, key: Normaliser, value: str) -> int:
+        if key is not _as_written:
+            return super().count(key, value)
+        return len(self._positions_at().get(value, ())) + len(self._written.get(value, ()))
+
+    def is_indexed(self, key: Normaliser) -> bool:
+        if key is _as_written:
+            return self._at is not None or self._scans >= _SCANS_BEFORE_INDEXING
+        return super().is_indexed(key)
+
+    def _positions_at(self) -> dict[str, list[int]]:
+        """Every line's positions (each at its version), and the lines written since
+        last asked added to `_written`."""
+        at = self._at
+        log = self._draft.log
+        if at is None:
+            at = self._at = {}
+            for position, line in enumerate(self._draft.lines):
+                found = at.get(line)
+                if found is None:
+                    at[line] = [position]
+                else:
+                    found.append(position)
+            # the edits made so far are in the lines just read
+            self._built = len(log)
+            self._shifts = [(start, end, len(new) - (end - start)) for start, end, new in log]
+        while len(self._shifts) < len(log):
+            start, end, new_lines = log[len(self._shifts)]
+            self._shifts.append((start, end, len(new_lines) - (end - start)))
+            version = len(self._shifts)
+            for offset, line in enumerate(new_lines):
+                self._written.setdefault(line, []).append((version, start + offset))
+        return at
+
+    def _carried(self, positions: list[int], version: int) -> list[int]:
+        """Positions at `version` carried through the edits made since; a line an
+        edit replaced is gone."""
+        shifts = self._shifts[version:]
+        if not shifts:
+            return list(positions)
+        found: list[int] = []
+        for position in positions:
+            for start, end, delta in shifts:
+                if position >= end:
+                    position += delta
+                elif position >= start:
+                    break
+            else:
+                found.append(position)
+        return found
+
+    def _forget_looser_forms(self) -> None:
+        if self._looser_built != len(self._draft.log):
+            self._looser_built = len(self._draft.log)
+            self._keys.clear()
+            self._positions.clear()
 
 
 _SCANS_BEFORE_INDEXING = 16
@@ -319,9 +433,17 @@ _RECENT: list[tuple[weakref.ref[Text], LineIndex]] = []
 _RECENT_SIZE = 8
 
 
-def index_for(text: Text) -> LineIndex:
+_DRAFTS: weakref.WeakKeyDictionary[Draft, LineIndex] = weakref.WeakKeyDictionary()
+
+
+def index_for(text: Text | Draft) -> LineIndex:
     """The index of a text, kept for the few texts used most recently (a server
-    places many blocks against the same document version)."""
+    places many blocks against the same document version); a draft's follows it."""
+    if isinstance(text, Draft):
+        index = _DRAFTS.get(text)
+        if index is None:
+            index = _DRAFTS[text] = _DraftIndex(text)
+        return index
     for ref, index in _RECENT:
         if ref() is text:
             return index
@@ -386,13 +508,13 @@ def find_with(
             # Every line scanned is common: all the places of the longest.
             pivot = by_length[0]
             pivot_positions = index.positions(strategy.key, keys[pivot])
-    for offset, key in enumerate(keys if pivot < 0 else ()):
-        positions = index.positions(strategy.key, key)
-        if not positions:
+    if pivot < 0:
+        counts = [index.count(strategy.key, key) for key in keys]
+        if not all(counts):
             return []
         # blank lines are poor pivots: prefer the rarest line with text
-        if pivot < 0 or (not key, len(positions)) < (not keys[pivot], len(pivot_positions)):
-            pivot, pivot_positions = offset, positions
+        pivot = min(range(len(keys)), key=lambda offset: (not keys[offset], counts[offset]))
+        pivot_positions = index.positions(strategy.key, keys[pivot])
     file_keys = index.keys(strategy.key)
     size = len(core)
     matches = []
