@@ -514,7 +514,7 @@ class Planner:
                 return target
             return resolve_line_range(target, item.content, text)
         if isinstance(item, DeleteLines | InsertLines):
-            from lsp_edit.resolve.line_ops import resolve_line_operation  # and line numbers
+            from lsp_edit.resolve.line_ops import resolve_line_operation
 
             return resolve_line_operation(item, text)
         language = _language(item, ref)

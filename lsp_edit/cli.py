@@ -61,8 +61,8 @@ _APPLY_EXIT_CODES = """exit codes:
 def _help_width() -> int:
     """The width argparse gives help text: the terminal's ($COLUMNS first, 80 when
     there is none) less 2, read as `shutil.get_terminal_size` reads it. Given to the
-    formatters so argparse does not import shutil for it (and with it bz2 and lzma):
-    about 3 ms of every start."""
+    formatters so argparse does not import shutil for it (and with it bz2 and lzma) at
+    every start."""
     try:
         columns = int(os.environ["COLUMNS"])
     except (KeyError, ValueError):

@@ -49,8 +49,8 @@ def _quick_init(cls: type[_Value]) -> type[_Value]:
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def _value(cls: type[_Value]) -> type[_Value]:
     """A frozen, slotted dataclass whose `__init__` is `_quick_init`'s: `dataclass` is
-    told not to write its own, which would only be replaced (a quarter of the cost of
-    building each class, paid at every start)."""
+    told not to write its own, which would only be replaced (compiling it was a
+    quarter of the cost of building each class, paid at every start)."""
     return _quick_init(dataclass(frozen=True, slots=True, init=False)(cls))
 
 
