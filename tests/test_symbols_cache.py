@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from unittest import mock
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lsp_edit.symbols import SymbolIndex, index_symbols, regions
@@ -456,6 +456,9 @@ def test_every_language_reindexes_edits_as_a_fresh_parse_does(
 
 @settings(max_examples=400, deadline=None)
 @given(session=edit_sessions())
+# A stray `*/` between two documented methods (found by this test).
+@example(session=("java", [(11, 1, ["     */"])]))
+@example(session=("java", [(34, 3, ["    void g() {}", "    void g() {}", "     */"])]))
 def test_edits_inside_outlined_containers_reindex_as_a_fresh_parse_does(
     session: tuple[str, list[tuple[int, int, list[str]]]],
 ) -> None:

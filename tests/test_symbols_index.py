@@ -226,6 +226,23 @@ def test_a_comment_separated_by_a_blank_line_does_not_belong_to_the_symbol() -> 
     assert (run.start_line, run.body_start_line, run.end_line) == (2, 3, 5)
 
 
+def test_a_stray_comment_closer_does_not_join_a_method_to_the_comment_above_another() -> None:
+    text = Text.from_string(
+        "class A {\n"
+        "    /** Adds. */\n"
+        "    int add() {\n"
+        "        return 1;\n"
+        "    }\n"
+        "     */\n"
+        "    /** Runs. */\n"
+        "    void run() {\n"
+        "    }\n"
+        "}\n"
+    )
+    symbols = index_symbols(text, "java")
+    assert [(s.dotted, s.start_line) for s in symbols] == [("A", 0), ("A-add", 1), ("A-run", 6)]
+
+
 def test_a_comment_trailing_a_python_function_is_not_part_of_it() -> None:
     text = Text.from_string("def f():\n    return 1\n    # trailing note\n\n\ndef g():\n    pass\n")
     symbols = index_symbols(text, "python")

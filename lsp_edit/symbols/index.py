@@ -266,10 +266,14 @@ def _comments_start(lines: Sequence[str], row: int, spec: LanguageSpec, indent: 
 
 def _block_comment_start(lines: Sequence[str], last: int, indent: str) -> int | None:
     """The row where the block comment ending on row `last` opens, when that
-    comment stands alone on its lines at `indent`."""
+    comment stands alone on its lines at `indent`. None too when a line above
+    `last` closes a comment: then the one ending on `last` is not a comment (a
+    stray `*/`), and no comment above it belongs to the definition."""
     row = last
     while row >= 0:
         line = lines[row]
+        if row != last and "*/" in line:
+            return None
         position = line.find("/*")
         if position >= 0:
             opening = line[:position]
