@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_edit.blocks.model import AnchoredEdit, Hunk, ReplySpan
+from lsp_edit.resolve import ladder
 from lsp_edit.resolve.anchored import resolve_anchored
 from lsp_edit.resolve.ladder import (
     LADDER,
@@ -142,7 +145,10 @@ def test_lines_that_each_repeat_many_times_are_found_where_they_stand_together()
     assert [(m.start, m.end) for m in search(index, ["a = 1", "b = 2"])] == [(40, 42)]
 
 
-@settings(max_examples=200)
+_LINES = ("a", "b", "c", "d", "")
+
+
+@settings(max_examples=300)
 @given(
     lines=st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=1, max_size=12),
     edits=st.lists(
@@ -150,28 +156,30 @@ def test_lines_that_each_repeat_many_times_are_found_where_they_stand_together()
             st.integers(0, 20),
             st.integers(0, 2),
             st.lists(st.sampled_from(["a", "b", "d", ""]), max_size=3),
-            st.booleans(),
+            st.lists(st.sampled_from(_LINES), max_size=3),
         ),
         max_size=10,
     ),
+    scans=st.sampled_from([0, 1, 16]),
 )
-def test_a_drafts_index_finds_every_line_where_a_fresh_index_of_its_text_does(lines, edits):
+def test_a_drafts_index_finds_every_line_where_a_fresh_index_of_its_text_does(lines, edits, scans):
     draft = Draft(Text.from_lines(lines))
-    index = index_for(draft)
-    for start, length, new_lines, ask in edits:
-        start = start % (len(draft.lines) + 1)
-        end = min(start + length, len(draft.lines))
-        draft.replace([LineEdit(start, end, tuple(new_lines))])
-        if ask:  # asked between edits or not: the answer is the same
+    with mock.patch.object(ladder, "_SCANS_BEFORE_INDEXING", scans):
+        index = index_for(draft)
+        exact = LADDER[0].key
+        for start, length, new_lines, asked in edits:
+            start = start % (len(draft.lines) + 1)
+            end = min(start + length, len(draft.lines))
+            draft.replace([LineEdit(start, end, tuple(new_lines))])
+            # asked between edits, for some lines, or not: the answers are the same
             fresh = LineIndex(list(draft.lines))
-            for line in ("a", "b", "c", "d", ""):
-                exact = LADDER[0].key
-                assert index.positions(exact, line) == fresh.positions(exact, line)
+            for line in asked:
                 assert index.count(exact, line) >= len(fresh.positions(exact, line))
-    fresh = LineIndex(list(draft.lines))
-    for strategy in LADDER:
-        for line in ("a", "b", "c", "d", "", " a"):
-            assert index.positions(strategy.key, line) == fresh.positions(strategy.key, line)
+                assert index.positions(exact, line) == fresh.positions(exact, line)
+        fresh = LineIndex(list(draft.lines))
+        for strategy in LADDER:
+            for line in (*_LINES, " a"):
+                assert index.positions(strategy.key, line) == fresh.positions(strategy.key, line)
 
 
 def test_blocks_placed_one_after_another_in_a_draft_land_where_they_do_in_texts() -> None:

@@ -307,6 +307,10 @@ class _DraftIndex(LineIndex):
     its log entry is read. `count` may count lines an edit has since removed, so it
     is an upper bound, good for picking the rarest line; `positions` is exact.
     Looser forms (`keys` under another normaliser) are built again after an edit.
+
+    The first index is two counts made in C (how often each line occurs, and the
+    last place of each): a line that occurred once is found there; the places of a
+    repeated line are read off the lines when first asked for.
     """
 
     def __init__(self, draft: Draft) -> None:
@@ -314,6 +318,10 @@ class _DraftIndex(LineIndex):
         self._draft = draft
         self._at: dict[str, list[int]] | None = None  # line -> positions, at a version
         self._built = 0  # the version of every line not in `_versions`
+        # each line's count and last position when first indexed (version `_built`),
+        # for the lines not yet in `_at`
+        self._counts: Counter[str] = Counter()
+        self._last: dict[str, int] = {}
         self._versions: dict[str, int] = {}
         self._written: dict[str, list[tuple[int, int]]] = {}  # line -> (version, position)
         # per log entry: start, end and how many lines it adds
@@ -336,10 +344,11 @@ class _DraftIndex(LineIndex):
             return _scan(self._draft.lines, value, limit)
         at = self._positions_at()
         now = len(self._draft.log)
-        found = at.get(value, [])
-        version = self._versions.get(value, self._built)
+        found, version = self._known(at, value, now)
         written = self._written.pop(value, None)
         if version == now and written is None:
+            at[value] = found
+            self._versions[value] = now
             return found
         found = self._carried(found, version)
         for since, position in written or ():
@@ -352,7 +361,9 @@ class _DraftIndex(LineIndex):
     def count(self, key: Normaliser, value: str) -> int:
         if key is not _as_written:
             return super().count(key, value)
-        return len(self._positions_at().get(value, ())) + len(self._written.get(value, ()))
+        found = self._positions_at().get(value)
+        known = self._counts.get(value, 0) if found is None else len(found)
+        return known + len(self._written.get(value, ()))
 
     def is_indexed(self, key: Normaliser) -> bool:
         if key is _as_written:
@@ -366,12 +377,9 @@ class _DraftIndex(LineIndex):
         log = self._draft.log
         if at is None:
             at = self._at = {}
-            for position, line in enumerate(self._draft.lines):
-                found = at.get(line)
-                if found is None:
-                    at[line] = [position]
-                else:
-                    found.append(position)
+            lines = self._draft.lines
+            self._counts = Counter(lines)
+            self._last = dict(zip(lines, range(len(lines)), strict=True))
             # the edits made so far are in the lines just read
             self._built = len(log)
             self._shifts = [(start, end, len(new) - (end - start)) for start, end, new in log]
@@ -382,6 +390,19 @@ class _DraftIndex(LineIndex):
             for offset, line in enumerate(new_lines):
                 self._written.setdefault(line, []).append((version, start + offset))
         return at
+
+    def _known(self, at: dict[str, list[int]], value: str, now: int) -> tuple[list[int], int]:
+        """The positions of `value` the index holds and their version; a line
+        repeated when first indexed is read off the lines as they are now (which
+        hold what was written of it since)."""
+        found = at.get(value)
+        if found is not None:
+            return found, self._versions.get(value, self._built)
+        count = self._counts.get(value, 0)
+        if count <= 1:
+            return ([self._last[value]] if count else []), self._built
+        self._written.pop(value, None)
+        return _scan(self._draft.lines, value), now
 
     def _carried(self, positions: list[int], version: int) -> list[int]:
         """Positions at `version` carried through the edits made since; a line an
