@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
@@ -38,6 +37,7 @@ from lsp_edit.resolve.complete_file import resolve_complete_file
 from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import Draft, LineEdit, Text
+from lsp_edit.values import field, record, replace, value
 from lsp_edit.workspace import FileRef
 
 # The resolvers only some blocks need are imported by the first block that needs
@@ -63,7 +63,7 @@ class Status(StrEnum):
     STALE = "stale"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Change:
     """One block's outcome. `range` is the 1-based inclusive lines the change covers
     in the file as it was when the change was placed; `edits` are against that text."""
@@ -87,7 +87,7 @@ class Change:
         return self.status in (Status.APPLIED, Status.PENDING) or self.code == "already_applied"
 
 
-@dataclass
+@record
 class FileOutcome:
     """A file a reply touched: its text before and after (None: absent)."""
 
@@ -103,7 +103,7 @@ class FileOutcome:
         return self.before.raw_lines != self.after.raw_lines or self.before.bom != self.after.bom
 
 
-@dataclass
+@record
 class Plan:
     changes: list[Change] = field(default_factory=list)
     files: dict[str, FileOutcome] = field(default_factory=dict)
@@ -129,7 +129,7 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-@dataclass(frozen=True)
+@value
 class ModeMismatch:
     message: str
     detail: str

@@ -15,8 +15,9 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
+
+from lsp_edit.values import value
 
 CRLF = "\r\n"
 LF = "\n"
@@ -65,7 +66,7 @@ def ending_of(line: str) -> str:
     return line[len(strip_ending(line)) :]
 
 
-@dataclass(frozen=True)
+@value
 class LineEdit:
     """Replace lines `start`..`end` (0-based, end exclusive) with `new_lines`.
 
@@ -86,7 +87,7 @@ class LineEdit:
         return len(self.new_lines) - (self.end - self.start)
 
 
-@dataclass(frozen=True)
+@value
 class Text:
     """An immutable document text: its lines (each with its ending) and a BOM flag."""
 

@@ -339,8 +339,11 @@ def test_apply_help_states_the_exit_codes(capsys):
 
 
 # Imported by `lsp-edit apply` only when a reply needs them: the symbol index, the
-# language server, and what only some formats or options use.
+# language server, and what only some formats or options use. `dataclasses` (and
+# with it `inspect`) never: the engine's values are `lsp_edit.values`.
 NOT_FOR_A_PLAIN_REPLY = (
+    "dataclasses",
+    "inspect",
     "tree_sitter",
     "lsp_edit.symbols",
     "pygls",

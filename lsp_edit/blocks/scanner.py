@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple, Protocol
 
 from lsp_edit.blocks.model import ReplyItem, ReplySpan
 from lsp_edit.patterns import LazyPattern
+from lsp_edit.values import value
 
 Emit = Callable[[ReplyItem], None]
 
@@ -55,7 +55,7 @@ FENCE_LINE = r"[ \t]*(?:```|~~~)"
 """Where a line that may open or close a fence starts (for `Plain` patterns)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value(slots=True)
 class Plain:
     """How to find the lines a block would only store, so they can be taken in
     bulk: `other` (re.MULTILINE) matches at the start of every line that is *not*

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
@@ -43,6 +42,7 @@ from lsp_edit.resolve.ladder import (
 )
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import Draft, LineEdit, Text
+from lsp_edit.values import record, replace, value
 
 _NOUN: dict[AnchoredFormat, str] = {
     "search_replace": "SEARCH text",
@@ -151,7 +151,7 @@ def _ends_file(old: Sequence[str], current: Sequence[str]) -> bool:
     return bool(old) and len(old) <= len(current) and list(current[-len(old) :]) == list(old)
 
 
-@dataclass(frozen=True)
+@value
 class _Replacement:
     """Current lines `start`..`end` become `lines` (all in the file's form)."""
 
@@ -164,7 +164,7 @@ class _Replacement:
     origins: tuple[int | None, ...] = ()
 
 
-@dataclass(frozen=True)
+@value
 class _Context:
     block: AnchoredEdit
     index: LineIndex
@@ -687,7 +687,7 @@ def _and(numbers: Sequence[int]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-@dataclass
+@record
 class _Dirty:
     """A changed stretch: current lines `cur_start`..`cur_end` stand where original
     lines `orig_start`..`orig_end` were."""

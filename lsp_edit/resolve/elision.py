@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from lsp_edit.patterns import LazyPattern
 from lsp_edit.resolve.model import Refused
+from lsp_edit.values import value
 
 _LINE_COMMENT = LazyPattern(r"\s*(?:#+|//+|--|;+|%+)\s*(?P<body>.*?)\s*")
 _BLOCK_COMMENT = LazyPattern(
@@ -72,7 +72,7 @@ def placeholders_in(new: Sequence[str], literal: Collection[str]) -> list[int]:
     return [i for i, line in enumerate(new) if is_placeholder(line) and line.strip() not in literal]
 
 
-@dataclass(frozen=True)
+@value
 class Expanded:
     """New lines with every placeholder replaced by the original lines it stands for."""
 

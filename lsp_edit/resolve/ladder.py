@@ -24,11 +24,11 @@ from __future__ import annotations
 import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
 from lsp_edit.text import Draft, Text
+from lsp_edit.values import value
 
 Normaliser = Callable[[str], str]
 
@@ -92,7 +92,7 @@ def _plain_punctuation(line: str) -> str:
     return normalise_punctuation(line).strip()
 
 
-@dataclass(frozen=True)
+@value
 class Strategy:
     """One rung of the ladder.
 
@@ -138,7 +138,7 @@ def is_blank(line: str) -> bool:
 ReindentKind = Literal["same", "add", "remove", "spaces_to_tabs", "tabs_to_spaces"]
 
 
-@dataclass(frozen=True)
+@value
 class Reindent:
     """How the block's indentation maps to the file's, found on the old lines and
     applied to the new lines the block changes.
@@ -453,7 +453,7 @@ def index_for(text: Text | Draft) -> LineIndex:
     return index
 
 
-@dataclass(frozen=True)
+@value
 class Match:
     """Where old lines were found: file lines `start`..`end` (0-based, end exclusive).
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -43,6 +42,7 @@ from lsp_edit.positions import Point
 from lsp_edit.resolve.model import Refused
 from lsp_edit.server.hunks import Composer, Splice, TrackedBuffer
 from lsp_edit.text import LineEdit, Text
+from lsp_edit.values import field, record, value
 from lsp_edit.workspace import FileRef
 
 NOWHERE = Path()
@@ -56,7 +56,7 @@ class ChangeKind(StrEnum):
     MOVE = "move"
 
 
-@dataclass
+@record
 class Hunk:
     """Lines `start`..`end` of the buffer as it is now, which hold `old` and become
     `new` when the change is accepted."""
@@ -88,7 +88,7 @@ class Hunk:
         return self.start < other.end and other.start < self.end
 
 
-@dataclass(frozen=True)
+@value
 class ReplyBlock:
     """Where a change came from: a reply document and the block's lines in it."""
 
@@ -96,7 +96,7 @@ class ReplyBlock:
     span: ReplySpan
 
 
-@dataclass
+@record
 class PendingChange:
     """One block's change as the editor shows it."""
 
@@ -143,7 +143,7 @@ class PendingChange:
         return sum(h.end - h.start for h in self.hunks), sum(len(h.new) for h in self.hunks)
 
 
-@dataclass
+@record
 class EditSession:
     """One conversation's proposals: the edit mode holds across them."""
 
@@ -152,7 +152,7 @@ class EditSession:
     default_target: str | None = None
 
 
-@dataclass(frozen=True)
+@value
 class Acceptance:
     """What accepting a change sends: the changes it takes (those it depends on
     first) and, per file, the edits against the buffer as it is."""
