@@ -370,6 +370,7 @@ def test_apply_help_states_the_exit_codes(capsys):
 NOT_FOR_A_PLAIN_REPLY = (
     "argparse",
     "dataclasses",
+    "difflib",
     "inspect",
     "tree_sitter",
     "lsp_edit.symbols",

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
-from lsp_edit.resolve.diffing import Opcodes, line_opcodes, minimal_edits
+from lsp_edit.resolve.diffing import Opcodes, line_opcodes, minimal_edits, sequence_matcher
 from lsp_edit.resolve.elision import expand_elisions, placeholders_in
 from lsp_edit.resolve.ladder import (
     LADDER,
@@ -269,7 +268,7 @@ def _context_reindented(
     its context lines differ otherwise: the context is kept as the file has it and
     the added lines get the removed lines' transform."""
     kept: set[int] = set()
-    for block in SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks():
+    for block in sequence_matcher(old, new).get_matching_blocks():
         kept.update(range(block.a, block.a + block.size))
     removed = [offset for offset in range(len(old)) if offset not in kept and old[offset].strip()]
     if not removed:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from difflib import SequenceMatcher
 
 from lsp_edit.patterns import LazyPattern
+from lsp_edit.resolve.diffing import sequence_matcher
 from lsp_edit.resolve.model import Refused
 from lsp_edit.values import value
 
@@ -326,7 +326,7 @@ def _walk_gap(
             there is not None
             and bool(line)
             and bool(there)
-            and SequenceMatcher(None, line, there).ratio() >= _SIMILAR
+            and sequence_matcher(line, there, autojunk=True).ratio() >= _SIMILAR
         )
         if file_edge:
             if not similar or changed:

@@ -24,9 +24,9 @@ from __future__ import annotations
 import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
-from difflib import SequenceMatcher
 from typing import Literal
 
+from lsp_edit.resolve.diffing import sequence_matcher
 from lsp_edit.text import Draft, Text
 from lsp_edit.values import value
 
@@ -562,7 +562,7 @@ def most_similar(
     file_keys = index.keys(_without_edge_space)
     best: tuple[float, int, int] | None = None
     for first, last in candidate_windows(index, old, windows):
-        ratio = SequenceMatcher(None, list(file_keys[first:last]), keys).ratio()
+        ratio = sequence_matcher(list(file_keys[first:last]), keys, autojunk=True).ratio()
         if best is None or (ratio, -first) > (best[0], -best[1]):
             best = (ratio, first, last)
     return None if best is None else (best[1], best[2])
@@ -601,4 +601,4 @@ def text_similarity(index: LineIndex, window: Window, old: Sequence[str]) -> flo
     file_keys = index.keys(_without_edge_space)
     mine = "\n".join(file_keys[window[0] : window[1]])
     theirs = "\n".join(line.strip() for line in old)
-    return SequenceMatcher(None, mine, theirs, autojunk=False).ratio()
+    return sequence_matcher(mine, theirs).ratio()
