@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
 
 from lsp_edit.blocks.model import (
     AnchoredEdit,
@@ -43,7 +42,10 @@ from lsp_edit.workspace import FileRef
 # The resolvers only some blocks need are imported by the first block that needs
 # them, the symbol index (tree-sitter and the grammars) above all: `lsp-edit apply`
 # starts once per reply, and most replies need none of them.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from lsp_edit.symbols import SymbolIndex
     from lsp_edit.symbols.model import Symbol
 
@@ -112,14 +114,16 @@ class Plan:
     ignored: list[IgnoredBlock] = field(default_factory=list)
 
 
-class FileSource(Protocol):
-    """Where files come from: `Workspace` on disk, or the editor's open documents."""
+if TYPE_CHECKING:  # a type only
 
-    def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused: ...
+    class FileSource(Protocol):
+        """Where files come from: `Workspace` on disk, or the editor's open documents."""
 
-    def read(self, ref: FileRef) -> Text | Refused | None: ...
+        def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused: ...
 
-    def similar_files(self, written: str) -> list[str]: ...
+        def read(self, ref: FileRef) -> Text | Refused | None: ...
+
+        def similar_files(self, written: str) -> list[str]: ...
 
 
 def check_mode(mode: str) -> str:

@@ -18,7 +18,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from lsp_edit import VERSION
 from lsp_edit.blocks import ReplyStream
@@ -36,8 +35,10 @@ from lsp_edit.workspace import FileWrite, Workspace, WriteFailure, decode
 
 # What only some runs need (argparse, json, difflib, the symbol index, the server) is
 # imported where it is used: agents start `lsp-edit apply` once per reply.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
     import argparse
+    from typing import Any, NoReturn
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE = 0, 1, 2
 _PIECE = 1 << 20  # characters of the reply read at a time

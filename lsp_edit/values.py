@@ -20,16 +20,21 @@ the largest cost of starting it.
 
 Only what the engine uses is there: no ordering, no `ClassVar`, no value class
 extending another.
+
+`NamedTuple` is `typing.NamedTuple` for values that must be tuples (made for most
+lines of a reply), without importing `typing` at every start.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
 from operator import attrgetter
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar, dataclass_transform
+    from typing import NamedTuple as NamedTuple
 
     _Class = TypeVar("_Class", bound=type)
     _Value = TypeVar("_Value")
@@ -37,6 +42,23 @@ else:
 
     def dataclass_transform(**_options):
         return lambda decorator: decorator
+
+    class _NamedTupleClass(type):
+        """Makes `class Point(NamedTuple): x: int; y: int = 0` the tuple class
+        `collections.namedtuple` makes, with the class's methods and docstring."""
+
+        def __new__(cls, name, bases, namespace):
+            fields = namespace.get("__annotations__", {})
+            defaults = [namespace[name] for name in fields if name in namespace]
+            made = namedtuple(name, fields, defaults=defaults, module=namespace["__module__"])
+            for key, item in namespace.items():
+                if key not in fields and key not in ("__annotations__", "__module__"):
+                    setattr(made, key, item)
+            return made
+
+    # `typing.NamedTuple` to the type checker; at run time, the same tuple classes
+    # without importing `typing`
+    NamedTuple = type.__new__(_NamedTupleClass, "NamedTuple", (), {})
 
 
 _MISSING = object()

@@ -365,13 +365,14 @@ def test_apply_help_states_the_exit_codes(capsys):
 
 # Imported by `lsp-edit apply` only when a reply needs them: the symbol index, the
 # language server, and what only some formats or options use. `dataclasses` (and
-# with it `inspect`) never: the engine's values are `lsp_edit.values`; argparse only
-# for help, a mistake or another command.
+# with it `inspect`) never: the engine's values are `lsp_edit.values`; `typing` never
+# (for the type checker only); argparse only for help, a mistake or another command.
 NOT_FOR_A_PLAIN_REPLY = (
     "argparse",
     "dataclasses",
     "difflib",
     "inspect",
+    "typing",
     "tree_sitter",
     "lsp_edit.symbols",
     "pygls",

@@ -4,10 +4,11 @@ shown, compared, hashed, copied and changed the same way."""
 import copy
 import dataclasses
 import pickle
+import typing
 
 import pytest
 
-from lsp_edit.values import FrozenInstanceError, field, record, replace, value
+from lsp_edit.values import FrozenInstanceError, NamedTuple, field, record, replace, value
 
 
 @value(slots=True)
@@ -111,3 +112,37 @@ def test_values_survive_deepcopy_and_pickle():
         assert repr(copied) == repr(item)
         assert repr(pickle.loads(pickle.dumps(item))) == repr(item)
     assert copy.deepcopy(Span(1, 2, "n")).note == "n"
+
+
+class Line(NamedTuple):
+    """A line."""
+
+    text: str
+    number: int
+    last: bool = False
+
+    @property
+    def shown(self) -> str:
+        return f"{self.number}: {self.text}"
+
+
+class LineTyping(typing.NamedTuple):
+    """A line."""
+
+    text: str
+    number: int
+    last: bool = False
+
+
+def test_a_named_tuple_is_the_tuple_typing_makes_with_its_methods():
+    ours, theirs = Line("a", 3), LineTyping("a", 3)
+    assert ours == theirs == ("a", 3, False)
+    assert repr(ours) == repr(theirs).replace("LineTyping", "Line")
+    assert ours._replace(last=True) == ("a", 3, True)
+    assert Line._fields == LineTyping._fields
+    assert Line._field_defaults == LineTyping._field_defaults == {"last": False}
+    assert ours.shown == "3: a"
+    assert Line.__doc__ == "A line."
+    assert Line.__module__ == __name__
+    text, number, last = ours
+    assert (text, number, last) == ("a", 3, False)

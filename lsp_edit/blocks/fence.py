@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
 
 from lsp_edit.blocks.markers import is_block_opener, is_patch_file_header
 from lsp_edit.blocks.model import (
@@ -63,7 +62,7 @@ from lsp_edit.blocks.scanner import (
 )
 from lsp_edit.blocks.unified_diff import UnifiedDiff
 from lsp_edit.patterns import LazyPattern
-from lsp_edit.values import record, value
+from lsp_edit.values import NamedTuple, record, value
 
 SHELL_TAGS = frozenset(
     {"bash", "sh", "shell", "console", "zsh", "fish", "ksh", "csh", "tcsh", "shellsession"}

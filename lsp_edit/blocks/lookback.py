@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from enum import IntEnum
-from typing import NamedTuple
 
 from lsp_edit.blocks.paths import (
     LONGEST_PATH,
@@ -26,7 +25,7 @@ from lsp_edit.blocks.paths import (
 )
 from lsp_edit.blocks.scanner import BlockPath
 from lsp_edit.patterns import LazyPattern
-from lsp_edit.values import record
+from lsp_edit.values import NamedTuple, record
 
 # Fences as some tools write them: `<source>python`, `</source>`, `<code>`, `[source]`
 _TAG_FENCE = LazyPattern(r"</?(?:source|code|pre|codeblock)\b[^>]*>\w*|\[/?source\]\w*", re.I)

@@ -13,13 +13,16 @@ a dict per value).
 
 from __future__ import annotations
 
-from typing import Literal
-
 from lsp_edit.values import field, value
 
-AstAction = Literal["replace", "before", "after", "remove"]
-AnchoredFormat = Literal["search_replace", "common_prefix", "v4a", "unified_diff"]
-InsertPosition = Literal["before", "after"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+# Types only (strings at run time, importable all the same)
+AstAction: TypeAlias = 'Literal["replace", "before", "after", "remove"]'
+AnchoredFormat: TypeAlias = 'Literal["search_replace", "common_prefix", "v4a", "unified_diff"]'
+InsertPosition: TypeAlias = 'Literal["before", "after"]'
 
 
 @value(slots=True)

@@ -43,7 +43,6 @@ from lsp_edit.blocks.markers import (
 from lsp_edit.blocks.model import ParseProblem, ReplyItem
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
 from lsp_edit.blocks.scanner import (
-    BlockParser,
     Plain,
     ReplyLine,
     Step,
@@ -55,6 +54,10 @@ from lsp_edit.blocks.unified_diff import UnifiedDiff
 from lsp_edit.blocks.v4a import V4APatch
 from lsp_edit.patterns import LazyPattern
 from lsp_edit.values import value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from lsp_edit.blocks.scanner import BlockParser
 
 
 def parse_reply(text: str) -> list[ReplyItem]:

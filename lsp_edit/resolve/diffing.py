@@ -7,10 +7,10 @@ or sent to the editor, touches only what really changes.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING
 
 from lsp_edit.text import LineEdit
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
     from difflib import SequenceMatcher
 

@@ -24,11 +24,14 @@ from __future__ import annotations
 import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 from lsp_edit.resolve.diffing import sequence_matcher
 from lsp_edit.text import Draft, Text
 from lsp_edit.values import value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
 
 Normaliser = Callable[[str], str]
 
@@ -135,7 +138,8 @@ def is_blank(line: str) -> bool:
     return not line.strip()
 
 
-ReindentKind = Literal["same", "add", "remove", "spaces_to_tabs", "tabs_to_spaces"]
+# a type only (a string at run time)
+ReindentKind: TypeAlias = 'Literal["same", "add", "remove", "spaces_to_tabs", "tabs_to_spaces"]'
 
 
 @value

@@ -23,6 +23,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsp_edit.blocks.model import (
     AnchoredEdit,
@@ -37,13 +38,16 @@ from lsp_edit.blocks.model import (
     ReplyItem,
     ReplySpan,
 )
-from lsp_edit.changes import Change, FileSource, Planner, Session, Status
+from lsp_edit.changes import Change, Planner, Session, Status
 from lsp_edit.positions import Point
 from lsp_edit.resolve.model import Refused
 from lsp_edit.server.hunks import Composer, Splice, TrackedBuffer
 from lsp_edit.text import LineEdit, Text
 from lsp_edit.values import field, record, value
 from lsp_edit.workspace import FileRef
+
+if TYPE_CHECKING:
+    from lsp_edit.changes import FileSource
 
 NOWHERE = Path()
 """The path of a failure that names no file: it is listed, never shown in a file."""
@@ -880,7 +884,7 @@ def _cannot_place_again(change: PendingChange) -> str:
     return "It cannot be placed again safely."
 
 
-class _OneFile(FileSource):
+class _OneFile:
     """The one file a change is placed in again, whatever path its block wrote."""
 
     def __init__(self, ref: FileRef, text: Text) -> None:
