@@ -192,6 +192,13 @@ def rows(runs: int = 15, lines: int = 20_000, count: int = 200) -> tuple[list[Ro
     out = [
         measure("Python starting and exiting", [python, "-c", "pass"], b"", prepare, runs),
         measure(
+            "Python starting and exiting, without `site` (`-S`)",
+            [python, "-S", "-c", "pass"],
+            b"",
+            prepare,
+            runs,
+        ),
+        measure(
             "Python importing `lsp_edit.cli`",
             [python, "-c", "import lsp_edit.cli"],
             b"",
@@ -263,6 +270,40 @@ def rows(runs: int = 15, lines: int = 20_000, count: int = 200) -> tuple[list[Ro
     return out, notes
 
 
+def import_split(runs: int) -> tuple[float, float, list[str]]:
+    """Where importing `lsp_edit.cli` spends its time, from `python -X importtime`
+    (medians of `runs`): in the engine's own modules (ms), in the Python modules it
+    imports that the start of Python had not (ms), and the largest of those, by name."""
+    engine: list[float] = []
+    python: list[float] = []
+    by_package: dict[str, list[float]] = {}
+    for _ in range(runs):
+        report = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import lsp_edit.cli"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stderr.splitlines()
+        # What Python imports to start is reported first, ending with `site`.
+        start = max(i for i, line in enumerate(report) if line.endswith("| site"))
+        own = others = 0.0
+        packages: dict[str, float] = {}
+        for line in report[start + 1 :]:
+            _, self_us, _, name = (part.strip() for part in line.replace(":", "|", 1).split("|"))
+            if name.split(".")[0] == "lsp_edit":
+                own += int(self_us) / 1000
+            else:
+                others += int(self_us) / 1000
+                package = name.split(".")[0].lstrip("_")
+                packages[package] = packages.get(package, 0.0) + int(self_us) / 1000
+        engine.append(own)
+        python.append(others)
+        for package, ms in packages.items():
+            by_package.setdefault(package, []).append(ms)
+    largest = sorted(by_package, key=lambda name: -statistics.median(by_package[name]))
+    return statistics.median(engine), statistics.median(python), largest[:2]
+
+
 def median(row: Row) -> float:
     return statistics.median(row.samples)
 
@@ -280,6 +321,11 @@ def section(runs: int = 15, measured_by_name: dict[str, list[float]] | None = No
     if measured_by_name is not None:
         for row in measured:
             measured_by_name["process:" + row.name] = [median(row)]
+        engine, python, largest = import_split(runs)
+        measured_by_name["process:import:engine"] = [engine]
+        measured_by_name["process:import:python"] = [python]
+        for name in largest:
+            measured_by_name["process:import:python:" + name] = []
     lines = [
         "| process | median | p95 | peak memory |",
         "|---|---:|---:|---:|",

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
 
 from lsp_edit.blocks.model import (
     AnchoredEdit,
@@ -38,12 +36,16 @@ from lsp_edit.resolve.complete_file import resolve_complete_file
 from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import Draft, LineEdit, Text
+from lsp_edit.values import field, record, replace, value
 from lsp_edit.workspace import FileRef
 
 # The resolvers only some blocks need are imported by the first block that needs
 # them, the symbol index (tree-sitter and the grammars) above all: `lsp-edit apply`
 # starts once per reply, and most replies need none of them.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from lsp_edit.symbols import SymbolIndex
     from lsp_edit.symbols.model import Symbol
 
@@ -63,7 +65,7 @@ class Status(StrEnum):
     STALE = "stale"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Change:
     """One block's outcome. `range` is the 1-based inclusive lines the change covers
     in the file as it was when the change was placed; `edits` are against that text."""
@@ -87,7 +89,7 @@ class Change:
         return self.status in (Status.APPLIED, Status.PENDING) or self.code == "already_applied"
 
 
-@dataclass
+@record
 class FileOutcome:
     """A file a reply touched: its text before and after (None: absent)."""
 
@@ -103,7 +105,7 @@ class FileOutcome:
         return self.before.raw_lines != self.after.raw_lines or self.before.bom != self.after.bom
 
 
-@dataclass
+@record
 class Plan:
     changes: list[Change] = field(default_factory=list)
     files: dict[str, FileOutcome] = field(default_factory=dict)
@@ -112,14 +114,16 @@ class Plan:
     ignored: list[IgnoredBlock] = field(default_factory=list)
 
 
-class FileSource(Protocol):
-    """Where files come from: `Workspace` on disk, or the editor's open documents."""
+if TYPE_CHECKING:  # a type only
 
-    def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused: ...
+    class FileSource(Protocol):
+        """Where files come from: `Workspace` on disk, or the editor's open documents."""
 
-    def read(self, ref: FileRef) -> Text | Refused | None: ...
+        def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused: ...
 
-    def similar_files(self, written: str) -> list[str]: ...
+        def read(self, ref: FileRef) -> Text | Refused | None: ...
+
+        def similar_files(self, written: str) -> list[str]: ...
 
 
 def check_mode(mode: str) -> str:
@@ -129,7 +133,7 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-@dataclass(frozen=True)
+@value
 class ModeMismatch:
     message: str
     detail: str

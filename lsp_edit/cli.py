@@ -12,13 +12,12 @@ is reported in one line without a traceback.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from types import SimpleNamespace
 
 from lsp_edit import VERSION
 from lsp_edit.blocks import ReplyStream
@@ -34,8 +33,12 @@ from lsp_edit.changes import (
 )
 from lsp_edit.workspace import FileWrite, Workspace, WriteFailure, decode
 
-# What only some runs need (json, difflib, the symbol index, the server) is imported
-# where it is used: agents start `lsp-edit apply` once per reply.
+# What only some runs need (argparse, json, difflib, the symbol index, the server) is
+# imported where it is used: agents start `lsp-edit apply` once per reply.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, NoReturn
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE = 0, 1, 2
 _PIECE = 1 << 20  # characters of the reply read at a time
@@ -43,11 +46,6 @@ _PIECE = 1 << 20  # characters of the reply read at a time
 
 class UsageError(Exception):
     """A bad argument or an unreadable input: one line on stderr, exit 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
 _APPLY_EXIT_CODES = """exit codes:
@@ -77,6 +75,12 @@ def _help_width() -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            raise UsageError(f"{message} (see `{self.prog} --help`)")
+
     width = _help_width()
     plain = functools.partial(argparse.HelpFormatter, width=width)
     parser = _Parser(
@@ -161,8 +165,54 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# `apply`'s options, by the name each has in the arguments: those that take a value,
+# the flags, and what each argument is when not given.
+_APPLY_VALUES = {"--root": "root", "--file": "target", "--mode": "mode"}
+_APPLY_FLAGS = {"--dry-run": "dry_run", "--diff": "diff", "--json": "json"}
+_APPLY_DEFAULTS = {
+    "command": "apply",
+    "response": None,
+    "root": ".",
+    "target": None,
+    "mode": "auto",
+    "dry_run": False,
+    "diff": False,
+    "json": False,
+}
+
+
+def plain_apply(argv: Sequence[str]) -> SimpleNamespace | None:
+    """The arguments of `apply` as agents write it (the reply, and options each spelt
+    in full with its value as the next word), read as argparse reads them without
+    importing it and building the parser, which cost as much as placing a small
+    reply; None for anything else (help, a mistake, an abbreviation, `--root=DIR`),
+    which argparse reads."""
+    if not argv or argv[0] != "apply":
+        return None
+    args = dict(_APPLY_DEFAULTS)
+    words = iter(argv[1:])
+    for word in words:
+        if word in _APPLY_FLAGS:
+            args[_APPLY_FLAGS[word]] = True
+        elif word in _APPLY_VALUES:
+            given = next(words, None)
+            if given is None or (given.startswith("-") and given != "-"):
+                return None
+            args[_APPLY_VALUES[word]] = given
+        elif (word.startswith("-") and word != "-") or args["response"] is not None:
+            return None
+        else:
+            args["response"] = word
+    if args["response"] is None or args["mode"] not in ("auto", *EDIT_MODES):
+        return None
+    return SimpleNamespace(**args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
+        plain = plain_apply(sys.argv[1:] if argv is None else argv)
+        if plain is not None:
+            return run_apply(plain)
         args = build_parser().parse_args(argv)
         if args.command == "apply":
             return run_apply(args)
@@ -182,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-def run_apply(args: argparse.Namespace) -> int:
+def run_apply(args: argparse.Namespace | SimpleNamespace) -> int:
     root = Path(args.root)
     if not root.is_dir():
         raise UsageError(f"--root {args.root}: not a folder")

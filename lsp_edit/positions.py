@@ -14,15 +14,16 @@ default, or UTF-8 bytes, or UTF-32 code points. Python strings index code points
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import total_ordering
+
+from lsp_edit.values import value
 
 MINIMUM_LINE = 1
 MINIMUM_COLUMN = 1
 
 
-@dataclass(frozen=True)
+@value
 class PositionError:
     """Why a number or range could not be made; readable by a user or an LLM."""
 
@@ -30,7 +31,7 @@ class PositionError:
 
 
 @total_ordering
-@dataclass(frozen=True)
+@value
 class LineNumber:
     """A 1-based line number; always >= 1."""
 
@@ -67,7 +68,7 @@ class LineNumber:
 
 
 @total_ordering
-@dataclass(frozen=True)
+@value
 class ColumnNumber:
     """A 1-based column, counted in characters (code points) of the line."""
 
@@ -95,7 +96,7 @@ class ColumnNumber:
         return self.value < other.value
 
 
-@dataclass(frozen=True)
+@value
 class LineRange:
     """An inclusive range of lines, `start <= end`, both 1-based."""
 
@@ -136,7 +137,7 @@ class LineRange:
         return f"lines {self.start}-{self.end}"
 
 
-@dataclass(frozen=True)
+@value
 class LineTail:
     """What a `N` or `A:B` tail said, before a grammar gives it a meaning.
 
@@ -244,7 +245,7 @@ def from_lsp_character(line: str, character: int, encoding: PositionEncoding) ->
     return len(line)
 
 
-@dataclass(frozen=True)
+@value
 class Point:
     """A 0-based (line, code point column) place in a text; the engine's own position."""
 
@@ -252,7 +253,7 @@ class Point:
     column: int
 
 
-@dataclass(frozen=True)
+@value
 class LspPosition:
     """LSP's position without the lsprotocol type, so the engine stays free of it."""
 

@@ -13,18 +13,18 @@ import itertools
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_edit.blocks.paths import LONGEST_PATH
 from lsp_edit.listing import FileListing
 from lsp_edit.resolve.model import Refused
 from lsp_edit.text import Text
+from lsp_edit.values import value
 
 _BINARY_SNIFF_BYTES = 8192
 
 
-@dataclass(frozen=True)
+@value
 class FileWrite:
     """One file a reply changes: the text it had (None: it did not exist) and the
     text it gets (None: it is deleted)."""
@@ -34,7 +34,7 @@ class FileWrite:
     after: Text | None
 
 
-@dataclass(frozen=True)
+@value
 class WriteFailure:
     """Writing a reply's files stopped at `file` for `reason`; `states` says, per
     file of the reply, what it holds now: `unchanged` (never written), `restored`
@@ -45,7 +45,7 @@ class WriteFailure:
     states: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
+@value
 class FileRef:
     """A file inside the workspace: its path relative to the root (with `/`), its
     real absolute path, and a note when the written path was not taken literally."""

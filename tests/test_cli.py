@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from lsp_edit.cli import build_parser, main
+from lsp_edit.cli import build_parser, main, plain_apply
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SEARCH_ONE = "notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n"
@@ -330,6 +332,29 @@ def test_every_help_argument_has_a_description():
         assert action.help and action.help.strip(), (prog, action.dest)
 
 
+_APPLY_WORDS = [
+    "apply", "reply.md", "-", "", "--root", "src", "--file", "a.py", "--mode", "ast_path",
+    "fast", "--dry-run", "--diff", "--json", "--dry", "--root=src", "-x", "--", "-5",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_APPLY_WORDS), max_size=7))
+def test_apply_arguments_read_without_argparse_are_what_argparse_reads(words):
+    """`apply` as agents write it is read without building the parser: to the same
+    arguments, and anything else is left to argparse."""
+    for argv in (words, ["apply", *words]):
+        plain = plain_apply(argv)
+        if plain is not None:
+            assert vars(plain) == vars(build_parser().parse_args(argv))
+
+
+def test_apply_as_agents_write_it_is_read_without_argparse():
+    assert plain_apply(["apply", "-", "--root", "src", "--dry-run", "--json"]) is not None
+    assert plain_apply(["apply", "reply.md", "--file", "a.py", "--mode", "ast_path"]) is not None
+    for other in (["apply", "--help"], ["apply"], ["apply", "-", "--mode", "fast"], ["symbols"]):
+        assert plain_apply(other) is None
+
+
 def test_apply_help_states_the_exit_codes(capsys):
     with pytest.raises(SystemExit):
         main(["apply", "--help"])
@@ -339,8 +364,15 @@ def test_apply_help_states_the_exit_codes(capsys):
 
 
 # Imported by `lsp-edit apply` only when a reply needs them: the symbol index, the
-# language server, and what only some formats or options use.
+# language server, and what only some formats or options use. `dataclasses` (and
+# with it `inspect`) never: the engine's values are `lsp_edit.values`; `typing` never
+# (for the type checker only); argparse only for help, a mistake or another command.
 NOT_FOR_A_PLAIN_REPLY = (
+    "argparse",
+    "dataclasses",
+    "difflib",
+    "inspect",
+    "typing",
     "tree_sitter",
     "lsp_edit.symbols",
     "pygls",

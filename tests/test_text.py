@@ -1,6 +1,8 @@
 """A document's text: line endings detected and kept, final newline kept, untouched
 lines byte-identical."""
 
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -180,3 +182,16 @@ def test_a_draft_keeps_the_text_it_was_made_from_unchanged() -> None:
     draft.replace([LineEdit(1, 2, ("TWO", "2"))])
     assert text.render() == "one\r\ntwo\r\nthree"
     assert draft.text().render() == "one\r\nTWO\r\n2\r\nthree"
+
+
+@given(st.text(alphabet="a\r\n\x0b\x0c\x1c\x85\u2028"))
+def test_a_line_ends_only_at_a_line_feed_a_carriage_return_or_both(source):
+    lines = split_lines(source)
+    assert "".join(lines) == source
+    assert all(line for line in lines)
+    for line in lines:
+        body = strip_ending(line)
+        assert "\r" not in body and "\n" not in body
+    for line, after in itertools.pairwise(lines):
+        assert line.endswith(("\n", "\r"))
+        assert not (line.endswith("\r") and after.startswith("\n"))  # CRLF is one ending

@@ -34,9 +34,7 @@ written into a file.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 from lsp_edit.blocks.markers import is_block_opener, is_patch_file_header
 from lsp_edit.blocks.model import (
@@ -64,6 +62,7 @@ from lsp_edit.blocks.scanner import (
 )
 from lsp_edit.blocks.unified_diff import UnifiedDiff
 from lsp_edit.patterns import LazyPattern
+from lsp_edit.values import NamedTuple, record, value
 
 SHELL_TAGS = frozenset(
     {"bash", "sh", "shell", "console", "zsh", "fish", "ksh", "csh", "tcsh", "shellsession"}
@@ -128,7 +127,7 @@ _NOT_WRAPPED_NESTED = Plain(
 )
 
 
-@dataclass(frozen=True)
+@value
 class TagError:
     """Why a fence tag cannot be read; `code` is `invalid_line_range` or
     `invalid_ast_path` (the `ParseProblem` code the block is reported with)."""
@@ -273,7 +272,7 @@ def is_diff_tag(info: str) -> bool:
     return bool(words) and words[0].lower() in DIFF_TAGS
 
 
-@dataclass
+@record
 class Wrapper:
     """A fence whose content is read as other blocks; `found` counts the items
     reported inside it (a ```diff fence that yields none is reported)."""

@@ -13,9 +13,7 @@ or `...` between) keeps that block's path.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import IntEnum
-from typing import NamedTuple
 
 from lsp_edit.blocks.paths import (
     LONGEST_PATH,
@@ -27,6 +25,7 @@ from lsp_edit.blocks.paths import (
 )
 from lsp_edit.blocks.scanner import BlockPath
 from lsp_edit.patterns import LazyPattern
+from lsp_edit.values import NamedTuple, record
 
 # Fences as some tools write them: `<source>python`, `</source>`, `<code>`, `[source]`
 _TAG_FENCE = LazyPattern(r"</?(?:source|code|pre|codeblock)\b[^>]*>\w*|\[/?source\]\w*", re.I)
@@ -72,7 +71,7 @@ def is_transparent(stripped: str) -> bool:
     return stripped.startswith(("```", "~~~")) or is_tag_fence(stripped) or stripped in _ELLIPSIS
 
 
-@dataclass
+@record
 class Lookback:
     """`line` is the nearest prose line before the current one (None: none, or
     the previous block ended there); `chain` the path of the block that ended

@@ -1,6 +1,6 @@
 """What the parsers find in an LLM reply: one value per edit block, format by format.
 
-These are plain frozen dataclasses with no LSP types. Lines are stored without
+These are plain frozen values (`lsp_edit.values`) with no LSP types. Lines are stored without
 their line endings (whatever endings the LLM wrote); the file's own endings are
 applied when a block is placed.
 
@@ -8,58 +8,24 @@ applied when a block is placed.
 reported on the reply document itself.
 
 A reply may hold a million blocks: the values are slotted (a third of the memory of
-a dict per value) and built by `_quick_init`'s `__init__`.
+a dict per value).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import types
-from dataclasses import dataclass, field
-from typing import Literal, TypeVar, dataclass_transform
+from lsp_edit.values import field, value
 
-_Value = TypeVar("_Value")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
 
-
-def _quick_init(cls: type[_Value]) -> type[_Value]:
-    """Gives a frozen, slotted dataclass an `__init__` that stores each field through
-    its slot's own setter. The one `dataclass` writes calls `object.__setattr__` per
-    field (a frozen class must get past its own `__setattr__`), at twice the cost:
-    building these values was the largest cost of parsing a reply of small blocks."""
-    params, body = [], []
-    namespace: dict[str, object] = {}
-    for item in dataclasses.fields(cls):  # type: ignore[arg-type]
-        assert item.default_factory is dataclasses.MISSING, "plain defaults only"
-        if item.default is dataclasses.MISSING:
-            params.append(item.name)
-        else:
-            namespace[f"_default_{item.name}"] = item.default
-            params.append(f"{item.name}=_default_{item.name}")
-        namespace[f"_set_{item.name}"] = vars(cls)[item.name].__set__
-        body.append(f"    _set_{item.name}(self, {item.name})")
-    source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n"
-    exec(source, namespace)  # as `dataclass` itself builds `__init__`
-    init = namespace["__init__"]
-    assert isinstance(init, types.FunctionType)
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init  # type: ignore[method-assign]
-    return cls
+# Types only (strings at run time, importable all the same)
+AstAction: TypeAlias = 'Literal["replace", "before", "after", "remove"]'
+AnchoredFormat: TypeAlias = 'Literal["search_replace", "common_prefix", "v4a", "unified_diff"]'
+InsertPosition: TypeAlias = 'Literal["before", "after"]'
 
 
-@dataclass_transform(frozen_default=True, field_specifiers=(field,))
-def _value(cls: type[_Value]) -> type[_Value]:
-    """A frozen, slotted dataclass whose `__init__` is `_quick_init`'s: `dataclass` is
-    told not to write its own, which would only be replaced (compiling it was a
-    quarter of the cost of building each class, paid at every start)."""
-    return _quick_init(dataclass(frozen=True, slots=True, init=False)(cls))
-
-
-AstAction = Literal["replace", "before", "after", "remove"]
-AnchoredFormat = Literal["search_replace", "common_prefix", "v4a", "unified_diff"]
-InsertPosition = Literal["before", "after"]
-
-
-@_value
+@value(slots=True)
 class ReplySpan:
     """Where a block sits in the reply: 1-based lines, inclusive."""
 
@@ -67,7 +33,7 @@ class ReplySpan:
     end_line: int
 
 
-@_value
+@value(slots=True)
 class AstTarget:
     """`python:Client-chat:before`: the symbol path and what to do there.
 
@@ -80,7 +46,7 @@ class AstTarget:
     action: AstAction = "replace"
 
 
-@_value
+@value(slots=True)
 class LineRangeTarget:
     """`python:45:67`: 1-based, start inclusive, end exclusive.
 
@@ -92,7 +58,7 @@ class LineRangeTarget:
     end: int
 
 
-@_value
+@value(slots=True)
 class FencedEdit:
     """A fenced code block that edits: by AST path, by line range, or the whole file.
 
@@ -112,7 +78,7 @@ class FencedEdit:
     path_if_exists: bool = False
 
 
-@_value
+@value(slots=True)
 class Hunk:
     """Old lines to find and the new lines that replace them.
 
@@ -138,7 +104,7 @@ class Hunk:
     at_end: bool = False
 
 
-@_value
+@value(slots=True)
 class AnchoredEdit:
     """SEARCH/REPLACE, common-prefix `««« EDIT`, a V4A `Update File` or a unified diff
     for one file: its hunks, placed in order, each on the result of the one before.
@@ -158,7 +124,7 @@ class AnchoredEdit:
     splits: tuple[Hunk, ...] = ()
 
 
-@_value
+@value(slots=True)
 class CreateFile:
     """A new file with this content (V4A `Add File`, a diff from `/dev/null`);
     `final_newline` False when a diff marks its end `\\ No newline at end of file`."""
@@ -170,7 +136,7 @@ class CreateFile:
     final_newline: bool = True
 
 
-@_value
+@value(slots=True)
 class DeleteFile:
     """V4A `Delete File`, or a diff to `/dev/null`."""
 
@@ -179,7 +145,7 @@ class DeleteFile:
     format: AnchoredFormat
 
 
-@_value
+@value(slots=True)
 class Chunk:
     """One chunk of a chunk diff; lines without endings."""
 
@@ -189,7 +155,7 @@ class Chunk:
     context_after: tuple[str, ...]
 
 
-@_value
+@value(slots=True)
 class ChunkDiff:
     """`{"op": "chunk_diff", ...}`: chunks inside one symbol, found by AST path or
     by a 1-based line (and column) inside it."""
@@ -202,7 +168,7 @@ class ChunkDiff:
     chunks: tuple[Chunk, ...]
 
 
-@_value
+@value(slots=True)
 class DeleteLines:
     """`{"op": "delete_lines", ...}`: 1-based, inclusive. Numbers are checked when
     placed, against the document, so a bad one becomes a failed change."""
@@ -213,7 +179,7 @@ class DeleteLines:
     end_line: int
 
 
-@_value
+@value(slots=True)
 class InsertLines:
     """`{"op": "insert_lines", ...}`: `content` is raw text; its own final newline
     decides whether the inserted text ends one."""
@@ -225,7 +191,7 @@ class InsertLines:
     content: str
 
 
-@_value
+@value(slots=True)
 class ShellSuggestion:
     """A shell command the reply suggests (from a ```bash block). Reported, never run."""
 
@@ -233,7 +199,7 @@ class ShellSuggestion:
     command: str
 
 
-@_value
+@value(slots=True)
 class IgnoredBlock:
     """A block that was seen and is not an edit (a fence naming no file, a shell
     block), with why; reported so that "no edit blocks" never hides it.
@@ -246,7 +212,7 @@ class IgnoredBlock:
     reason: str
 
 
-@_value
+@value(slots=True)
 class ParseProblem:
     """A block that was skipped because it is malformed, with the reason.
 

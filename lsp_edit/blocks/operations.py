@@ -13,7 +13,6 @@ in the document is checked when the operation is placed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from lsp_edit.blocks.model import (
     Chunk,
@@ -25,11 +24,12 @@ from lsp_edit.blocks.model import (
     ReplySpan,
 )
 from lsp_edit.text import split_content
+from lsp_edit.values import value
 
 OPERATION_NAMES = ("chunk_diff", "delete_lines", "insert_lines")
 
 
-@dataclass(frozen=True)
+@value
 class _Bad:
     """Why an operation is invalid (a returned value, never raised)."""
 
@@ -55,7 +55,7 @@ def parse_operations(ops: object) -> list[ReplyItem]:
     return operations_from_value(ops, ReplySpan(1, 1))
 
 
-@dataclass(frozen=True)
+@value
 class JsonError:
     """Why a text is not valid JSON."""
 

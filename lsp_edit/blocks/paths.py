@@ -11,7 +11,8 @@ path carried by a fence tag (```` ```python:app/utils.py ````).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from lsp_edit.values import value
 
 _HEADING = re.compile(r"^#{1,6}\s+")
 _LABEL = re.compile(r"^[*_]*(?:file|filename|file name|filepath|path)\s*:[*_]*\s*", re.IGNORECASE)
@@ -79,7 +80,7 @@ _SOURCE_EXTENSIONS = """
 SOURCE_EXTENSIONS = frozenset(_SOURCE_EXTENSIONS.split())
 
 
-@dataclass(frozen=True)
+@value
 class PathLine:
     """A cleaned path line: `quoted` when the whole path was in backticks or
     quotes, where spaces are part of the path rather than a sign of prose."""

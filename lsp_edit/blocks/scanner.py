@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple, Protocol
 
 from lsp_edit.blocks.model import ReplyItem, ReplySpan
 from lsp_edit.patterns import LazyPattern
+from lsp_edit.values import NamedTuple, value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from typing import Protocol
 
 Emit = Callable[[ReplyItem], None]
 
@@ -55,7 +58,7 @@ FENCE_LINE = r"[ \t]*(?:```|~~~)"
 """Where a line that may open or close a fence starts (for `Plain` patterns)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value(slots=True)
 class Plain:
     """How to find the lines a block would only store, so they can be taken in
     bulk: `other` (re.MULTILINE) matches at the start of every line that is *not*
@@ -66,24 +69,26 @@ class Plain:
     limit: int = -1
 
 
-class BlockParser(Protocol):
-    """A block being read. It reports items through the `Emit` it was given.
+if TYPE_CHECKING:  # a type only
 
-    `plain` says which of the next lines `take` would only store (None: the next
-    line must go through `take`); `take_plain` takes such lines, numbered from
-    `first`, exactly as `take` would have one by one. Lines passed to it are raw:
-    the stream never bulk-reads inside an indented wrapper fence, and every
-    pattern treats a fence line as not plain, so `closes_wrapper` is False.
-    """
+    class BlockParser(Protocol):
+        """A block being read. It reports items through the `Emit` it was given.
 
-    def take(self, line: ReplyLine) -> Step: ...
+        `plain` says which of the next lines `take` would only store (None: the next
+        line must go through `take`); `take_plain` takes such lines, numbered from
+        `first`, exactly as `take` would have one by one. Lines passed to it are raw:
+        the stream never bulk-reads inside an indented wrapper fence, and every
+        pattern treats a fence line as not plain, so `closes_wrapper` is False.
+        """
 
-    def plain(self) -> Plain | None: ...
+        def take(self, line: ReplyLine) -> Step: ...
 
-    def take_plain(self, lines: list[str], first: int) -> None: ...
+        def plain(self) -> Plain | None: ...
 
-    def end(self, last_line: int) -> None:
-        """The reply ended while the block was open (`last_line` is its last line)."""
+        def take_plain(self, lines: list[str], first: int) -> None: ...
+
+        def end(self, last_line: int) -> None:
+            """The reply ended while the block was open (`last_line` is its last line)."""
 
 
 def split_block(lines: str) -> list[str]:

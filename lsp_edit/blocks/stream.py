@@ -18,7 +18,6 @@ lookback.py and docs/formats.md).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from lsp_edit.blocks import common_prefix, search_replace, unified_diff, v4a
 from lsp_edit.blocks.common_prefix import CommonPrefixBlock
@@ -44,7 +43,6 @@ from lsp_edit.blocks.markers import (
 from lsp_edit.blocks.model import ParseProblem, ReplyItem
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
 from lsp_edit.blocks.scanner import (
-    BlockParser,
     Plain,
     ReplyLine,
     Step,
@@ -55,6 +53,11 @@ from lsp_edit.blocks.search_replace import SearchReplaceBlock
 from lsp_edit.blocks.unified_diff import UnifiedDiff
 from lsp_edit.blocks.v4a import V4APatch
 from lsp_edit.patterns import LazyPattern
+from lsp_edit.values import value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from lsp_edit.blocks.scanner import BlockParser
 
 
 def parse_reply(text: str) -> list[ReplyItem]:
@@ -156,7 +159,7 @@ _JSON_START = re.compile(r"\s*[\[{]\s*(?:$|[\"{\[\]}])")
 _JSON_STRING = LazyPattern(r'"(?:[^"\\]|\\.)*"')
 
 
-@dataclass(frozen=True)
+@value
 class _JsonOutcome:
     items: list[ReplyItem]
     replay: list[tuple[str, int]]  # lines that were not JSON operations after all

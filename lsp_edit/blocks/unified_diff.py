@@ -33,7 +33,6 @@ are dropped.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from enum import Enum
 
 from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ParseProblem
@@ -50,6 +49,7 @@ from lsp_edit.blocks.scanner import (
     where,
 )
 from lsp_edit.patterns import LazyPattern
+from lsp_edit.values import field, record
 
 DEV_NULL = "/dev/null"
 
@@ -83,7 +83,7 @@ class _State(Enum):
     AFTER_HUNK = "after_hunk"  # a hunk's counts are used up
 
 
-@dataclass
+@record
 class _HunkLines:
     header: str
     header_line: int
@@ -177,7 +177,7 @@ class _HunkLines:
         )
 
 
-@dataclass
+@record
 class _FileDiff:
     start: int
     end: int

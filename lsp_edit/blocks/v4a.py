@@ -34,7 +34,6 @@ The `***` lines may be indented. A patch may start at its first file header
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from enum import Enum
 
 from lsp_edit.blocks.markers import PATCH_FILE_HEADER
@@ -59,6 +58,7 @@ from lsp_edit.blocks.scanner import (
     where,
 )
 from lsp_edit.patterns import LazyPattern
+from lsp_edit.values import field, record
 
 _FILE_HEADER = PATCH_FILE_HEADER
 _MOVE_TO = LazyPattern(r"\*\*\*[ \t]*Move[ \t]+to[ \t]*:(.*)", re.IGNORECASE)
@@ -86,7 +86,7 @@ class _State(Enum):
     SKIP = "skip"  # a malformed section, skipped up to the next header
 
 
-@dataclass
+@record
 class _HunkLines:
     scope: list[str] = field(default_factory=list)
     old: list[str] = field(default_factory=list)

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
-from lsp_edit.resolve.diffing import Opcodes, line_opcodes, minimal_edits
+from lsp_edit.resolve.diffing import Opcodes, line_opcodes, minimal_edits, sequence_matcher
 from lsp_edit.resolve.elision import expand_elisions, placeholders_in
 from lsp_edit.resolve.ladder import (
     LADDER,
@@ -43,6 +41,7 @@ from lsp_edit.resolve.ladder import (
 )
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import Draft, LineEdit, Text
+from lsp_edit.values import record, replace, value
 
 _NOUN: dict[AnchoredFormat, str] = {
     "search_replace": "SEARCH text",
@@ -151,7 +150,7 @@ def _ends_file(old: Sequence[str], current: Sequence[str]) -> bool:
     return bool(old) and len(old) <= len(current) and list(current[-len(old) :]) == list(old)
 
 
-@dataclass(frozen=True)
+@value
 class _Replacement:
     """Current lines `start`..`end` become `lines` (all in the file's form)."""
 
@@ -164,7 +163,7 @@ class _Replacement:
     origins: tuple[int | None, ...] = ()
 
 
-@dataclass(frozen=True)
+@value
 class _Context:
     block: AnchoredEdit
     index: LineIndex
@@ -269,7 +268,7 @@ def _context_reindented(
     its context lines differ otherwise: the context is kept as the file has it and
     the added lines get the removed lines' transform."""
     kept: set[int] = set()
-    for block in SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks():
+    for block in sequence_matcher(old, new).get_matching_blocks():
         kept.update(range(block.a, block.a + block.size))
     removed = [offset for offset in range(len(old)) if offset not in kept and old[offset].strip()]
     if not removed:
@@ -687,7 +686,7 @@ def _and(numbers: Sequence[int]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-@dataclass
+@record
 class _Dirty:
     """A changed stretch: current lines `cur_start`..`cur_end` stand where original
     lines `orig_start`..`orig_end` were."""

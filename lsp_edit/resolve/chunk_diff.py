@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -26,6 +25,7 @@ from lsp_edit.resolve.diffing import minimal_edits
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.symbols.model import Symbol
 from lsp_edit.text import CR, CRLF, LF, Text, detect_line_ending
+from lsp_edit.values import value
 
 _ENDING_NAMES = {CRLF: "CRLF", LF: "LF", CR: "CR"}
 # A last line made only of closing brackets (or Ruby/Lua `end`) terminates the symbol.
@@ -103,7 +103,7 @@ def resolve_chunk_diff(
     return Placed(edits=edits, strategy="chunk_diff")
 
 
-@dataclass(frozen=True)
+@value
 class _Placement:
     """A positioned chunk: its old lines are `start`..`end` (0-based, end exclusive)."""
 

@@ -6,10 +6,23 @@ or sent to the editor, touches only what really changes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from difflib import SequenceMatcher
+from collections.abc import Hashable, Sequence
 
 from lsp_edit.text import LineEdit
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from difflib import SequenceMatcher
+
+
+def sequence_matcher(
+    old: Sequence[Hashable], new: Sequence[Hashable], *, autojunk: bool = False
+) -> SequenceMatcher[Hashable]:
+    """difflib's matcher of two sequences. difflib is imported by the first block that
+    needs it: one found as written, with one line replaced, never does."""
+    from difflib import SequenceMatcher
+
+    return SequenceMatcher(None, old, new, autojunk=autojunk)
 
 
 def minimal_edits(old: Sequence[str], new: Sequence[str], offset: int = 0) -> tuple[LineEdit, ...]:
@@ -41,10 +54,10 @@ def line_opcodes(old: Sequence[str], new: Sequence[str]) -> Opcodes:
     while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
         suffix += 1
     if len(old) - prefix - suffix != 1 or len(new) - prefix - suffix != 1:
-        return SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        return sequence_matcher(old, new).get_opcodes()
     removed, written = old[prefix], new[prefix]
     if removed in new or written in old:
-        return SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        return sequence_matcher(old, new).get_opcodes()
     opcodes: list[tuple[str, int, int, int, int]] = []
     if prefix:
         opcodes.append(("equal", 0, prefix, 0, prefix))

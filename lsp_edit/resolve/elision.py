@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from lsp_edit.patterns import LazyPattern
+from lsp_edit.resolve.diffing import sequence_matcher
 from lsp_edit.resolve.model import Refused
+from lsp_edit.values import value
 
 _LINE_COMMENT = LazyPattern(r"\s*(?:#+|//+|--|;+|%+)\s*(?P<body>.*?)\s*")
 _BLOCK_COMMENT = LazyPattern(
@@ -72,7 +72,7 @@ def placeholders_in(new: Sequence[str], literal: Collection[str]) -> list[int]:
     return [i for i, line in enumerate(new) if is_placeholder(line) and line.strip() not in literal]
 
 
-@dataclass(frozen=True)
+@value
 class Expanded:
     """New lines with every placeholder replaced by the original lines it stands for."""
 
@@ -326,7 +326,7 @@ def _walk_gap(
             there is not None
             and bool(line)
             and bool(there)
-            and SequenceMatcher(None, line, there).ratio() >= _SIMILAR
+            and sequence_matcher(line, there, autojunk=True).ratio() >= _SIMILAR
         )
         if file_edge:
             if not similar or changed:

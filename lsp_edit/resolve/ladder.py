@@ -24,11 +24,14 @@ from __future__ import annotations
 import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from difflib import SequenceMatcher
-from typing import Literal
 
+from lsp_edit.resolve.diffing import sequence_matcher
 from lsp_edit.text import Draft, Text
+from lsp_edit.values import value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
 
 Normaliser = Callable[[str], str]
 
@@ -92,7 +95,7 @@ def _plain_punctuation(line: str) -> str:
     return normalise_punctuation(line).strip()
 
 
-@dataclass(frozen=True)
+@value
 class Strategy:
     """One rung of the ladder.
 
@@ -135,10 +138,11 @@ def is_blank(line: str) -> bool:
     return not line.strip()
 
 
-ReindentKind = Literal["same", "add", "remove", "spaces_to_tabs", "tabs_to_spaces"]
+# a type only (a string at run time)
+ReindentKind: TypeAlias = 'Literal["same", "add", "remove", "spaces_to_tabs", "tabs_to_spaces"]'
 
 
-@dataclass(frozen=True)
+@value
 class Reindent:
     """How the block's indentation maps to the file's, found on the old lines and
     applied to the new lines the block changes.
@@ -474,7 +478,7 @@ def index_for(text: Text | Draft) -> LineIndex:
     return index
 
 
-@dataclass(frozen=True)
+@value
 class Match:
     """Where old lines were found: file lines `start`..`end` (0-based, end exclusive).
 
@@ -583,7 +587,7 @@ def most_similar(
     file_keys = index.keys(_without_edge_space)
     best: tuple[float, int, int] | None = None
     for first, last in candidate_windows(index, old, windows):
-        ratio = SequenceMatcher(None, list(file_keys[first:last]), keys).ratio()
+        ratio = sequence_matcher(list(file_keys[first:last]), keys, autojunk=True).ratio()
         if best is None or (ratio, -first) > (best[0], -best[1]):
             best = (ratio, first, last)
     return None if best is None else (best[1], best[2])
@@ -622,4 +626,4 @@ def text_similarity(index: LineIndex, window: Window, old: Sequence[str]) -> flo
     file_keys = index.keys(_without_edge_space)
     mine = "\n".join(file_keys[window[0] : window[1]])
     theirs = "\n".join(line.strip() for line in old)
-    return SequenceMatcher(None, mine, theirs, autojunk=False).ratio()
+    return sequence_matcher(mine, theirs).ratio()

@@ -6,12 +6,11 @@ stable `code` (clients and tests rely on it) and a message the LLM can act on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from lsp_edit.text import LineEdit
+from lsp_edit.values import value
 
 
-@dataclass(frozen=True)
+@value
 class Placed:
     """The block lands here. `edits` are against the text the block was resolved
     against, sorted and non-overlapping. `strategy` names how it was found
@@ -28,14 +27,14 @@ class Placed:
     final_newline: bool | None = None
 
 
-@dataclass(frozen=True)
+@value
 class AlreadyApplied:
     """The block's result is already in the document; nothing to do."""
 
     message: str
 
 
-@dataclass(frozen=True)
+@value
 class Refused:
     """The block cannot be placed safely.
 

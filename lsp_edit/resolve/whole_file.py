@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from lsp_edit.blocks.model import AstAction, AstTarget, FencedEdit, ReplySpan
 from lsp_edit.resolve.ast_path import resolve_ast_path
@@ -34,6 +33,7 @@ from lsp_edit.symbols.index import parse, source_bytes, symbols_from_tree
 from lsp_edit.symbols.languages import FRAGMENT, LanguageSpec, spec_for
 from lsp_edit.symbols.model import Symbol
 from lsp_edit.text import Text
+from lsp_edit.values import value
 
 STRATEGY = "definitions"
 Mentioned = Callable[[str], bool]
@@ -150,7 +150,7 @@ def _listing(symbols: Sequence[Symbol]) -> str:
     return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
-@dataclass(frozen=True)
+@value
 class _Step:
     """One AST path block to place: `lines` at `path` (replace, before or after);
     `name` is the definition's path in the file once placed."""

@@ -13,7 +13,6 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from lsp_edit.server.replies import ReplyDocument, matches_any
 from lsp_edit.server.settings import Settings
 from lsp_edit.server.store import NOWHERE, Acceptance, NotAccepted, PendingChange, Store
 from lsp_edit.text import LineEdit, Text, strip_ending
+from lsp_edit.values import record
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def proposed_uri(file_uri: str) -> str:
     return PROPOSED_SCHEME + file_uri[len("file") :]
 
 
-@dataclass
+@record
 class OpenDocument:
     """A document the editor has open: the URI it uses, its version, its lines."""
 
@@ -56,7 +56,7 @@ class OpenDocument:
     buffer: TrackedBuffer
 
 
-@dataclass
+@record
 class ClientSupport:
     """What the client says it can do, beyond edits (`EditSupport`)."""
 

@@ -10,7 +10,6 @@ line byte-identical (`hunks.replacement`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
@@ -19,13 +18,14 @@ from lsp_edit.positions import LspPosition, Point, PositionEncoding, point_to_ls
 from lsp_edit.server.hunks import TrackedBuffer, replacement
 from lsp_edit.server.store import Acceptance, ChangeKind, PendingChange
 from lsp_edit.text import LineEdit, Text, strip_ending
+from lsp_edit.values import value
 
 
 class CannotEdit(Exception):
     """The client cannot apply this edit (a file operation it does not support)."""
 
 
-@dataclass(frozen=True)
+@value
 class EditSupport:
     """What the client says it can apply."""
 

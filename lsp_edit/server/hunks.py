@@ -17,16 +17,16 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from itertools import accumulate
 
 from lsp_edit.positions import Point
 from lsp_edit.resolve.diffing import minimal_edits
 from lsp_edit.text import LineEdit, Text, split_lines, strip_ending
+from lsp_edit.values import field, record, value
 
 
-@dataclass(frozen=True)
+@value
 class Splice:
     """Lines `start`..`end` (0-based, end exclusive) of the buffer became `count` lines."""
 
@@ -39,7 +39,7 @@ class Splice:
         return self.count - (self.end - self.start)
 
 
-@dataclass(frozen=True)
+@value
 class BaseHunk:
     """Lines `start`..`end` of the base text become `new`."""
 
@@ -48,7 +48,7 @@ class BaseHunk:
     new: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@value
 class Placement:
     """A change's effect on the base text, and the earlier changes it builds on."""
 
@@ -56,7 +56,7 @@ class Placement:
     depends_on: tuple[str, ...]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class _Segment:
     """A run of lines of the text after the changes so far: base lines
     `base_start`..`base_end` as they are (`owner` None), or the lines a change
@@ -285,7 +285,7 @@ def _content(raw: Sequence[str], index: int) -> str:
     return strip_ending(raw[index])
 
 
-@dataclass(frozen=True)
+@value
 class Replacement:
     """Text between two points of a buffer to replace: what an editor applies."""
 

@@ -8,7 +8,6 @@ call them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from lsp_edit.server.hunks import TrackedBuffer
 from lsp_edit.server.store import ChangeKind, Hunk, PendingChange
 from lsp_edit.symbols.model import Symbol
 from lsp_edit.text import Text, strip_ending
+from lsp_edit.values import value
 
 _CONVERTER = get_converter()
 SOURCE = "lsp-edit"
@@ -58,7 +58,7 @@ def public_code(code: str | None) -> str | None:
     return code.replace("_", "-")
 
 
-@dataclass(frozen=True)
+@value
 class View:
     """What rendering needs to know of the editor and the buffers."""
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from lsp_edit.positions import Point
 from lsp_edit.server.hunks import TrackedBuffer
 from lsp_edit.server.store import Reply
 from lsp_edit.text import Text, split_lines
+from lsp_edit.values import replace, value
 
 # A checkpoint is kept at most this often (in lines), when blocks were found.
 _CHECKPOINT_LINES = 100
@@ -32,7 +32,7 @@ _CHECKPOINT_LINES = 100
 _CLOSER = re.compile(r"\s*(?:```|~~~|>>>>>>>|»»»|\*\*\* End|[}\]])")
 
 
-@dataclass(frozen=True)
+@value
 class _Checkpoint:
     lines: int  # lines fed before it
     stream: ReplyStream
@@ -163,7 +163,7 @@ def without_span(item: ReplyItem) -> ReplyItem:
     return replace(item, span=ReplySpan(0, 0))
 
 
-@dataclass(frozen=True)
+@value
 class BlockChanges:
     """How the blocks of a reply changed: pairs (old index, new index) kept or
     edited, old indices gone, new indices added."""

@@ -4,16 +4,16 @@ of `workspace/didChangeConfiguration`, checked with messages a user can act on."
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from lsp_edit.changes import EDIT_MODES
+from lsp_edit.values import replace, value
 
 SEVERITIES = ("error", "warning", "information", "hint")
 MODES = ("auto", *EDIT_MODES)
 
 
-@dataclass(frozen=True)
+@value
 class Settings:
     mode: str = "auto"
     reply_globs: tuple[str, ...] = ("**/*.llm.md",)

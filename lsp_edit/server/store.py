@@ -21,9 +21,9 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsp_edit.blocks.model import (
     AnchoredEdit,
@@ -38,12 +38,16 @@ from lsp_edit.blocks.model import (
     ReplyItem,
     ReplySpan,
 )
-from lsp_edit.changes import Change, FileSource, Planner, Session, Status
+from lsp_edit.changes import Change, Planner, Session, Status
 from lsp_edit.positions import Point
 from lsp_edit.resolve.model import Refused
 from lsp_edit.server.hunks import Composer, Splice, TrackedBuffer
 from lsp_edit.text import LineEdit, Text
+from lsp_edit.values import field, record, value
 from lsp_edit.workspace import FileRef
+
+if TYPE_CHECKING:
+    from lsp_edit.changes import FileSource
 
 NOWHERE = Path()
 """The path of a failure that names no file: it is listed, never shown in a file."""
@@ -56,7 +60,7 @@ class ChangeKind(StrEnum):
     MOVE = "move"
 
 
-@dataclass
+@record
 class Hunk:
     """Lines `start`..`end` of the buffer as it is now, which hold `old` and become
     `new` when the change is accepted."""
@@ -88,7 +92,7 @@ class Hunk:
         return self.start < other.end and other.start < self.end
 
 
-@dataclass(frozen=True)
+@value
 class ReplyBlock:
     """Where a change came from: a reply document and the block's lines in it."""
 
@@ -96,7 +100,7 @@ class ReplyBlock:
     span: ReplySpan
 
 
-@dataclass
+@record
 class PendingChange:
     """One block's change as the editor shows it."""
 
@@ -143,7 +147,7 @@ class PendingChange:
         return sum(h.end - h.start for h in self.hunks), sum(len(h.new) for h in self.hunks)
 
 
-@dataclass
+@record
 class EditSession:
     """One conversation's proposals: the edit mode holds across them."""
 
@@ -152,7 +156,7 @@ class EditSession:
     default_target: str | None = None
 
 
-@dataclass(frozen=True)
+@value
 class Acceptance:
     """What accepting a change sends: the changes it takes (those it depends on
     first) and, per file, the edits against the buffer as it is."""
@@ -880,7 +884,7 @@ def _cannot_place_again(change: PendingChange) -> str:
     return "It cannot be placed again safely."
 
 
-class _OneFile(FileSource):
+class _OneFile:
     """The one file a change is placed in again, whatever path its block wrote."""
 
     def __init__(self, ref: FileRef, text: Text) -> None:

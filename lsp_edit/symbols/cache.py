@@ -38,7 +38,6 @@ from __future__ import annotations
 import bisect
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 import tree_sitter as ts
@@ -61,13 +60,14 @@ from lsp_edit.symbols.regions import (
     reparse_region,
 )
 from lsp_edit.text import Text
+from lsp_edit.values import record
 
 _CHUNK = 4096
 
 Update = Literal["region", "full", "cached"]
 
 
-@dataclass
+@record
 class _Snapshot:
     """A whole-document parse: its source, tree and symbols."""
 
@@ -77,7 +77,7 @@ class _Snapshot:
     symbols: list[Symbol]
 
 
-@dataclass
+@record
 class _Document:
     version: int | None
     language: str

@@ -9,14 +9,15 @@ attributes (which belong to the symbol below them).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
 
+from lsp_edit.values import value
 
-@dataclass(frozen=True)
+
+@value
 class LanguageSpec:
     """How to parse and read one language.
 

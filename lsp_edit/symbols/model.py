@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from lsp_edit.values import value
 
 
-@dataclass(frozen=True)
+@value
 class Symbol:
     """One definition in a document.
 

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import overload
 
 import tree_sitter as ts
 
 from lsp_edit.symbols.languages import LanguageSpec, grammar
 from lsp_edit.text import strip_ending
+from lsp_edit.values import record, value
 
 # Below this many lines a container is reparsed whole rather than outlined.
 NEST_MIN_LINES = 48
@@ -117,7 +117,7 @@ class Lines(Sequence[str]):
         return (strip_ending(line) for line in self._raw)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Unit:
     """Nodes sharing lines. `signature`: their types and positions, rows relative
     to the unit's first row. `solid`: holds code, not only comments/attributes.
@@ -132,7 +132,7 @@ class Unit:
     container: Container | None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Container:
     """The units of a container's members (or of the document at the top).
 
@@ -158,7 +158,7 @@ def _last_row(node: ts.Node) -> int:
     return end.row
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Node:
     """What the outline reads of a node, read once (each read crosses into C)."""
 
@@ -341,14 +341,14 @@ def _nested(
     return build(members, first, member_end, last_row + 1, _unwrap(node, spec).type, lines, spec)
 
 
-@dataclass(frozen=True)
+@value
 class _Level:
     container: Container
     base: int
     index: int
 
 
-@dataclass(frozen=True)
+@value
 class _Place:
     """Where some rows sit in an outline: units `first..last` (inclusive) of
     `container`, whose rows are relative to `base`, inside the containers of
@@ -548,7 +548,7 @@ def reparse_region(
     return rows[0], rows[1], rows[2], tree
 
 
-@dataclass(frozen=True)
+@value
 class EditedUnits:
     """The units an edit touched, parsed on their own: their first row, old and
     new end rows, and their tree. `broken`: they have a syntax error that the

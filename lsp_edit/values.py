@@ -1,0 +1,271 @@
+"""Domain values declared as dataclasses are, built at a fraction of the cost.
+
+    @value                      # frozen: hashable, fields cannot be assigned
+    class Span:
+        start: int
+        end: int = 0
+        note: str = field(default="", compare=False)
+
+    @record                     # mutable, like a plain @dataclass
+    class Plan:
+        changes: list[Change] = field(default_factory=list)
+
+Each class gets the `__init__`, `__repr__` and `__eq__` (and, frozen, `__hash__`) a
+dataclass would, with `__post_init__` called the same way; `replace` copies a value
+with some fields changed. `dataclass` compiles every method of every class from source
+(and imports `inspect`); here only `__init__` is compiled, and the others are shared
+functions that read the class's field names. `lsp-edit apply` starts once per reply
+and builds every value class of the engine at each start: with `dataclass`, that was
+the largest cost of starting it.
+
+Only what the engine uses is there: no ordering, no `ClassVar`, no value class
+extending another.
+
+`NamedTuple` is `typing.NamedTuple` for values that must be tuples (made for most
+lines of a reply), without importing `typing` at every start.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from operator import attrgetter
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar, dataclass_transform
+    from typing import NamedTuple as NamedTuple
+
+    _Class = TypeVar("_Class", bound=type)
+    _Value = TypeVar("_Value")
+else:
+
+    def dataclass_transform(**_options):
+        return lambda decorator: decorator
+
+    class _NamedTupleClass(type):
+        """Makes `class Point(NamedTuple): x: int; y: int = 0` the tuple class
+        `collections.namedtuple` makes, with the class's methods and docstring."""
+
+        def __new__(cls, name, bases, namespace):
+            fields = namespace.get("__annotations__", {})
+            defaults = [namespace[name] for name in fields if name in namespace]
+            made = namedtuple(name, fields, defaults=defaults, module=namespace["__module__"])
+            for key, item in namespace.items():
+                if key not in fields and key not in ("__annotations__", "__module__"):
+                    setattr(made, key, item)
+            return made
+
+    # `typing.NamedTuple` to the type checker; at run time, the same tuple classes
+    # without importing `typing`
+    NamedTuple = type.__new__(_NamedTupleClass, "NamedTuple", (), {})
+
+
+_MISSING = object()
+
+
+class FrozenInstanceError(AttributeError):
+    """A field of a frozen value was assigned or deleted."""
+
+
+class Field:
+    """A field's default (or the function that makes one), whether equality compares
+    it and whether `__init__` takes it; `field` writes one, a plain default is read
+    as one."""
+
+    __slots__ = ("compare", "default", "default_factory", "init")
+
+    def __init__(
+        self,
+        default: object,
+        default_factory: Callable[[], object] | None = None,
+        compare: bool = True,
+        init: bool = True,
+    ) -> None:
+        self.default = default
+        self.default_factory = default_factory
+        self.compare = compare
+        self.init = init
+
+
+def field(
+    *,
+    default: Any = _MISSING,
+    default_factory: Callable[[], Any] | None = None,
+    compare: bool = True,
+    init: bool = True,
+) -> Any:
+    return Field(default, default_factory, compare, init)
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def value(cls: _Class | None = None, /, *, slots: bool = False) -> Any:
+    """A frozen value class (`slots`: without a `__dict__`, for values made by the
+    million)."""
+    if cls is None:
+        return lambda cls: _build(cls, frozen=True, slots=slots)
+    return _build(cls, frozen=True, slots=slots)
+
+
+@dataclass_transform(field_specifiers=(field,))
+def record(cls: _Class | None = None, /, *, slots: bool = False, eq: bool = True) -> Any:
+    """A mutable value class: equal by its fields and not hashable (`eq=False`: equal
+    only to itself, as a plain object)."""
+    if cls is None:
+        return lambda cls: _build(cls, frozen=False, slots=slots, eq=eq)
+    return _build(cls, frozen=False, slots=slots, eq=eq)
+
+
+def replace(item: _Value, /, **changes: Any) -> _Value:
+    """A copy of `item` with the given fields changed (as `dataclasses.replace`)."""
+    specs: dict[str, Field] = type(item).__value_field_specs__  # type: ignore[attr-defined]
+    names = [name for name, spec in specs.items() if spec.init]
+    unknown = changes.keys() - set(names)
+    if unknown:
+        raise TypeError(f"{type(item).__qualname__}: no field {', '.join(sorted(unknown))}")
+    return type(item)(**{name: changes.get(name, getattr(item, name)) for name in names})
+
+
+def _build(cls: _Class, *, frozen: bool, slots: bool, eq: bool = True) -> _Class:
+    if any(hasattr(base, "__value_fields__") for base in cls.__bases__):
+        raise TypeError(f"{cls.__qualname__}: a value class does not extend another")
+    own = _own_annotations(cls)
+    fields: dict[str, Field] = {}
+    for name in own:
+        given = cls.__dict__.get(name, _MISSING)
+        fields[name] = given if isinstance(given, Field) else Field(given)
+    compared = tuple(name for name, spec in fields.items() if spec.compare)
+    added: dict[str, object] = {
+        "__value_fields__": tuple(fields),
+        "__value_field_specs__": fields,
+        "__value_key__": staticmethod(attrgetter(*compared) if compared else _no_key),
+    }
+    if "__repr__" not in cls.__dict__:
+        added["__repr__"] = _repr
+    if eq and "__eq__" not in cls.__dict__:
+        added["__eq__"] = _eq
+    if frozen:
+        if cls.__dict__.get("__hash__") is None:  # none written, or None for its own __eq__
+            added["__hash__"] = _hash
+        added["__setattr__"] = _refuse_assignment
+        added["__delattr__"] = _refuse_deletion
+    elif eq and "__eq__" not in cls.__dict__:
+        added["__hash__"] = None
+    if slots:
+        cls = _slotted(cls, added, frozen=frozen)
+    else:
+        for name in own:
+            given = cls.__dict__.get(name)
+            if isinstance(given, Field):
+                if given.default is _MISSING:
+                    delattr(cls, name)
+                else:
+                    setattr(cls, name, given.default)
+        for name, item in added.items():
+            setattr(cls, name, item)
+    cls.__init__ = _init(cls, fields, frozen=frozen, slots=slots)  # type: ignore[misc]
+    return cls
+
+
+def _own_annotations(cls: type) -> dict[str, str]:
+    """The fields the class body declares, as written (the modules import
+    `annotations` from `__future__`): read without importing `inspect`."""
+    own: dict[str, str] = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
+    return own
+
+
+def _slotted(cls: _Class, added: dict[str, object], *, frozen: bool) -> _Class:
+    """The class made again with a slot per field of its own (a class's slots are
+    fixed when it is made)."""
+    own = _own_annotations(cls)
+    namespace = {key: item for key, item in cls.__dict__.items() if key not in own}
+    namespace.pop("__dict__", None)
+    namespace.pop("__weakref__", None)
+    namespace.update(added, __slots__=tuple(own))
+    if frozen:
+        namespace["__getstate__"] = _slot_state
+        namespace["__setstate__"] = _set_slot_state
+    slotted = type(cls)(cls.__name__, cls.__bases__, namespace)
+    slotted.__qualname__ = cls.__qualname__
+    return slotted
+
+
+def _init(cls: type, fields: dict[str, Field], *, frozen: bool, slots: bool) -> object:
+    """`__init__(self, <field>, <field>=<default>, ...)`, compiled: one per class."""
+    namespace: dict[str, object] = {"_MISSING": _MISSING}
+    params, body = [], []
+    taken = []
+    for name, spec in fields.items():
+        if spec.default_factory is not None:
+            namespace[f"_make_{name}"] = spec.default_factory
+        elif spec.default is not _MISSING:
+            namespace[f"_default_{name}"] = spec.default
+        if not spec.init:
+            if spec.default_factory is not None:
+                body.append(f"    {name} = _make_{name}()")
+            elif spec.default is not _MISSING:
+                body.append(f"    {name} = _default_{name}")
+            else:
+                continue  # set by __post_init__
+        elif spec.default_factory is not None:
+            params.append(f"{name}=_MISSING")
+            body.append(f"    if {name} is _MISSING: {name} = _make_{name}()")
+        elif spec.default is not _MISSING:
+            params.append(f"{name}=_default_{name}")
+        else:
+            params.append(name)
+        taken.append(name)
+    for name in taken:
+        if frozen and slots:
+            # the slot's own setter: twice as quick as object.__setattr__
+            namespace[f"_set_{name}"] = vars(cls)[name].__set__
+            body.append(f"    _set_{name}(self, {name})")
+        elif frozen:
+            body.append(f"    self.__dict__[{name!r}] = {name}")
+        else:
+            body.append(f"    self.{name} = {name}")
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
+    source = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n"
+    exec(source, namespace)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
+    return init
+
+
+def _no_key(_item: object) -> tuple[()]:
+    return ()
+
+
+def _repr(self: object) -> str:
+    names = type(self).__value_fields__  # type: ignore[attr-defined]
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+    return f"{type(self).__qualname__}({shown})"
+
+
+def _eq(self: object, other: object) -> object:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    key = self.__value_key__  # type: ignore[attr-defined]
+    return key(self) == key(other)
+
+
+def _hash(self: object) -> int:
+    return hash(self.__value_key__(self))  # type: ignore[attr-defined]
+
+
+def _refuse_assignment(self: object, name: str, _value: object) -> None:
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _refuse_deletion(self: object, name: str) -> None:
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _slot_state(self: object) -> tuple[object, ...]:
+    return tuple(getattr(self, name) for name in type(self).__value_fields__)  # type: ignore[attr-defined]
+
+
+def _set_slot_state(self: object, state: tuple[object, ...]) -> None:
+    for name, item in zip(type(self).__value_fields__, state, strict=True):  # type: ignore[attr-defined]
+        object.__setattr__(self, name, item)
