@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk, ReplySpan
 from lsp_edit.resolve.anchored import resolve_anchored
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
@@ -428,3 +433,64 @@ def test_search_replace_context_is_never_matched_with_uneven_indentation() -> No
     source = "class A {\n  method() {\n    oldCode()\n  }\n}\n"
     edit = block(hunk("method() {\n    oldCode()\n}", "method() {\n    newCode()\n}"))
     assert isinstance(apply(source, edit)[0], Refused)
+
+
+@st.composite
+def edits_in_any_order(draw: st.DrawFn) -> tuple[list[str], list[tuple[int, int, list[str]]]]:
+    """A file of distinct lines and edits of it that do not overlap (they may touch),
+    each replacing at least one line; new lines are new text or lines it keeps."""
+    size = draw(st.integers(1, 30))
+    lines = [f"line {n}" for n in range(size)]
+    cuts = sorted(draw(st.sets(st.integers(0, size), min_size=2, max_size=12)))
+    edits = []
+    for number, (start, end) in enumerate(itertools.pairwise(cuts)):
+        if not draw(st.booleans()):
+            continue
+        kept = draw(st.lists(st.sampled_from(lines[start:end]), unique=True, max_size=2))
+        kept.sort(key=lines.index)
+        added = [f"new {number}.{n}" for n in range(draw(st.integers(0, 3)))]
+        edits.append((start, end, [*kept, *added] if draw(st.booleans()) else [*added, *kept]))
+    return lines, draw(st.permutations(edits))
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=edits_in_any_order())
+def test_the_hunks_of_one_block_land_where_each_was_written_in_any_order(case) -> None:
+    lines, edits = case
+    hunks = [Hunk(tuple(lines[start:end]), tuple(new), start + 1) for start, end, new in edits]
+    expected = list(lines)
+    for start, end, new in sorted(edits, reverse=True):
+        expected[start:end] = new
+    source = "".join(f"{line}\n" for line in lines)
+    result, after = apply(source, block(*hunks, fmt="unified_diff"))
+    if not edits or expected == lines:
+        assert isinstance(result, AlreadyApplied)
+        return
+    assert isinstance(result, Placed), result
+    assert after == "".join(f"{line}\n" for line in expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    changes=st.permutations(range(12)).flatmap(
+        lambda order: st.tuples(
+            st.just(order[: len(order) // 2]), st.lists(st.integers(0, 3), min_size=12)
+        )
+    )
+)
+def test_a_diffs_line_numbers_pick_the_same_repeated_line_after_earlier_hunks_move_it(
+    changes,
+) -> None:
+    chosen, grows = changes
+    lines = [line for n in range(12) for line in (f"def f{n}():", "    pass")]
+    hunks = [
+        Hunk(("    pass",), tuple(f"    x = {n}.{k}" for k in range(grows[n] + 1)), 2 * n + 2)
+        for n in chosen
+    ]
+    result, after = apply("".join(f"{line}\n" for line in lines), block(*hunks, fmt="unified_diff"))
+    assert isinstance(result, Placed), result
+    expected = []
+    for n in range(12):
+        body = [f"    x = {n}.{k}" for k in range(grows[n] + 1)] if n in chosen else ["    pass"]
+        expected += [f"def f{n}():", *body]
+    assert after == "".join(f"{line}\n" for line in expected)

@@ -15,6 +15,7 @@ against the text the block was given.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
@@ -32,6 +33,7 @@ from lsp_edit.resolve.ladder import (
     candidate_windows,
     detect_reindent,
     find_with,
+    index_following,
     index_for,
     ladder_rank,
     leading_whitespace,
@@ -106,7 +108,7 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
     already: list[str] = []
     final_newline: bool | None = None
     for number, hunk in enumerate(block.hunks, start=1):
-        index = index_for(text) if not composer.changed else LineIndex(composer.current)
+        index = composer.index(text)
         outcome = _place_hunk(hunk, _Context(block, index, composer))
         label = f"Hunk {number} of {total}: " if total > 1 else ""
         if isinstance(outcome, Refused):
@@ -709,12 +711,24 @@ class _Composer:
 
     Each changed stretch knows, per line, the original line it is (kept by a hunk)
     or None for a line a hunk wrote: a kept line stays that very line, with its own
-    ending, even where an equal line sits next to it.
+    ending, even where an equal line sits next to it. The stretches are kept in
+    order, never touching, with their first and last lines and the lines each
+    adds, so finding a line's stretch is a bisection: a diff of hundreds of hunks
+    costs each hunk what it changes. `log` lists the changes in order (as a
+    `Draft`'s does), so the index of the current lines follows them.
     """
 
     def __init__(self, original: Sequence[str]) -> None:
         self.original = original
         self.dirty: list[_Dirty] = []
+        # per stretch: its first and end current line, its first original line, and
+        # (one longer) how many lines the stretches before it add
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._original_starts: list[int] = []
+        self._added: list[int] = [0]
+        self.log: list[tuple[int, int, tuple[str, ...]]] = []
+        self._index: LineIndex | None = None
         # The current lines are copied from the original only when a second hunk
         # needs them: a one-hunk block keeps its change aside (`_first`), so placing
         # it costs what it changes, not the size of the file.
@@ -728,6 +742,22 @@ class _Composer:
             self._current = [*self.original[:start], *lines, *self.original[end:]]
             self._first = None
         return self.original if self._current is None else self._current
+
+    @property
+    def lines(self) -> list[str]:
+        """The current lines, as a list changed in place from now on."""
+        current = self.current
+        if not isinstance(current, list):
+            current = self._current = list(current)
+        return current
+
+    def index(self, text: Text | Draft) -> LineIndex:
+        """The index of the text as the hunks so far left it."""
+        if not self.dirty:
+            return index_for(text)
+        if self._index is None:
+            self._index = index_following(self)
+        return self._index
 
     @property
     def length(self) -> int:
@@ -754,23 +784,30 @@ class _Composer:
     def changed(self) -> bool:
         return bool(self.dirty)
 
+    def _stretch_at(self, current: int) -> tuple[_Dirty | None, int]:
+        """The changed stretch holding current line `current`, or None and how many
+        lines the stretches above it add."""
+        at = bisect_right(self._starts, current) - 1
+        if at >= 0 and current < self._ends[at]:
+            return self.dirty[at], 0
+        return None, self._added[at + 1]
+
     def to_original(self, current: int) -> int:
-        shift = 0
-        for region in self.dirty:
-            if region.cur_start <= current < region.cur_end:
-                return region.orig_start
-            if region.cur_end <= current:
-                shift += region.delta
-        return current - shift
+        region, added = self._stretch_at(current)
+        return current - added if region is None else region.orig_start
+
+    def origin_of(self, current: int) -> int | None:
+        """The original line a current line is; None for a line a hunk wrote."""
+        region, added = self._stretch_at(current)
+        if region is None:
+            return current - added
+        return region.origins[current - region.cur_start]
 
     def to_current(self, original: int) -> int:
-        shift = 0
-        for region in self.dirty:
-            if region.orig_start <= original < region.orig_end:
-                return region.cur_start
-            if region.orig_end <= original:
-                shift += region.delta
-        return original + shift
+        at = bisect_right(self._original_starts, original) - 1
+        if at >= 0 and original < self.dirty[at].orig_end:
+            return self.dirty[at].cur_start
+        return original + self._added[at + 1]
 
     def replace(
         self, start: int, end: int, lines: Sequence[str], keeps: Sequence[int | None] = ()
@@ -781,21 +818,19 @@ class _Composer:
         if len(origins) != len(lines):
             origins = [None] * len(lines)
         delta = len(lines) - (end - start)
-        merged = [r for r in self.dirty if r.cur_start <= end and start <= r.cur_end]
-        kept = [r for r in self.dirty if r not in merged]
+        # the stretches this one overlaps or touches become one with it
+        low = bisect_left(self._ends, start)
+        high = max(bisect_right(self._starts, end), low)
         first, last = start, end
-        orig_start = orig_end = None
-        for region in merged:
-            if region.cur_start <= first:
-                first, orig_start = region.cur_start, region.orig_start
-            if region.cur_end >= last:
-                last, orig_end = region.cur_end, region.orig_end
-        before = sum(r.delta for r in self.dirty if r.cur_end <= first and r not in merged)
-        if orig_start is None:
-            orig_start = first - before
-        if orig_end is None:
-            inside = sum(r.delta for r in merged)
-            orig_end = last - before - inside
+        before = self._added[low]
+        orig_start = first - before
+        orig_end = last - before - (self._added[high] - before)
+        if high > low:
+            top, bottom = self.dirty[low], self.dirty[high - 1]
+            if top.cur_start <= first:
+                first, orig_start = top.cur_start, top.orig_start
+            if bottom.cur_end >= last:
+                last, orig_end = bottom.cur_end, bottom.orig_end
         origins = [
             *(self.origin_of(at) for at in range(first, start)),
             *origins,
@@ -804,25 +839,20 @@ class _Composer:
         if self._current is None and self._first is None:
             self._first = (start, end, list(lines))
         else:
-            current = self.current
-            assert isinstance(current, list)
-            current[start:end] = lines
-        for region in kept:
-            if region.cur_start >= end:
-                region.cur_start += delta
-                region.cur_end += delta
-        kept.append(_Dirty(first, last + delta, orig_start, orig_end, origins))
-        self.dirty = sorted(kept, key=lambda r: r.cur_start)
-
-    def origin_of(self, current: int) -> int | None:
-        """The original line a current line is; None for a line a hunk wrote."""
-        shift = 0
-        for region in self.dirty:
-            if region.cur_start <= current < region.cur_end:
-                return region.origins[current - region.cur_start]
-            if region.cur_end <= current:
-                shift += region.delta
-        return current - shift
+            self.lines[start:end] = lines
+        self.log.append((start, end, tuple(lines)))
+        merged = _Dirty(first, last + delta, orig_start, orig_end, origins)
+        below = self.dirty[high:]
+        for region in below:
+            region.cur_start += delta
+            region.cur_end += delta
+        added = self._added
+        shift = merged.delta - (added[high] - added[low])
+        added[low + 1 :] = [added[low] + merged.delta, *(n + shift for n in added[high + 1 :])]
+        self.dirty[low:high] = [merged]
+        self._starts[low:] = [merged.cur_start, *(region.cur_start for region in below)]
+        self._ends[low:] = [merged.cur_end, *(region.cur_end for region in below)]
+        self._original_starts[low:high] = [orig_start]
 
     def edits(self) -> tuple[LineEdit, ...]:
         edits: list[LineEdit] = []

@@ -31,7 +31,16 @@ from lsp_edit.values import value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
-    from typing import Literal, TypeAlias
+    from typing import Literal, Protocol, TypeAlias
+
+    class EditedLines(Protocol):
+        """Lines changed in place, with the log of their changes (a `Draft`)."""
+
+        @property
+        def lines(self) -> list[str]: ...
+        @property
+        def log(self) -> list[tuple[int, int, tuple[str, ...]]]: ...
+
 
 Normaliser = Callable[[str], str]
 
@@ -302,7 +311,8 @@ class LineIndex:
 
 
 class _DraftIndex(LineIndex):
-    """The index of a `Draft`, which follows the draft's edits rather than being
+    """The index of a `Draft` (or of other lines changed in place with a log of
+    their changes), which follows the draft's edits rather than being
     rebuilt for each text: built once, then each edit costs what it changes.
 
     Lines as written are indexed by where they were when last asked for, and the
@@ -317,7 +327,7 @@ class _DraftIndex(LineIndex):
     repeated line are read off the lines when first asked for.
     """
 
-    def __init__(self, draft: Draft) -> None:
+    def __init__(self, draft: EditedLines) -> None:
         super().__init__(draft.lines)
         self._draft = draft
         self._at: dict[str, list[int]] | None = None  # line -> positions, at a version
@@ -459,6 +469,11 @@ _RECENT_SIZE = 8
 
 
 _DRAFTS: weakref.WeakKeyDictionary[Draft, LineIndex] = weakref.WeakKeyDictionary()
+
+
+def index_following(lines: EditedLines) -> LineIndex:
+    """An index of lines that are changed in place, which follows their log."""
+    return _DraftIndex(lines)
 
 
 def index_for(text: Text | Draft) -> LineIndex:
