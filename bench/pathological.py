@@ -10,9 +10,7 @@ is the whole process. Targets: under 2 s and under 200 MB each.
 
 from __future__ import annotations
 
-import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -22,27 +20,6 @@ SIZE = 15_000_000
 TARGET_MS = 2000
 TARGET_MB = 200
 TIMEOUT_S = 120
-
-# Runs a command, prints its exit status, wall time (ms), peak memory (KB) and last
-# line of output as JSON; kills it after TIMEOUT_S.
-_LAUNCHER = """
-import json, os, subprocess, sys, threading, time
-start = time.perf_counter()
-child = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-timer = threading.Timer(float(sys.argv[1]), child.kill)
-timer.start()
-last = b""
-for line in child.stdout:
-    last = line
-_, status, usage = os.wait4(child.pid, 0)
-timer.cancel()
-print(json.dumps({
-    "code": os.waitstatus_to_exitcode(status),
-    "ms": (time.perf_counter() - start) * 1000,
-    "kb": usage.ru_maxrss,
-    "last": last.decode(errors="replace").strip(),
-}))
-"""
 
 _PARSE = """
 import sys, time
@@ -104,22 +81,18 @@ def replies(size: int = SIZE) -> dict[str, str]:
 
 
 def _run(command: list[str], runs: int, *, parse: bool) -> Measure:
+    from bench.launcher import launch
+
     samples: list[float] = []
     peak = 0
     for _ in range(runs):
-        launched = subprocess.run(
-            [sys.executable, "-c", _LAUNCHER, str(TIMEOUT_S), *command],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        result = json.loads(launched.stdout)
-        if result["ms"] >= TIMEOUT_S * 1000:
+        result = launch(command, timeout_s=TIMEOUT_S)
+        if result.ms >= TIMEOUT_S * 1000:
             return Measure(samples, peak, f"over {TIMEOUT_S} s")
-        if result["code"] not in (0, 1):
-            return Measure(samples, peak, f"exit status {result['code']}")
-        samples.append(float(result["last"]) if parse else result["ms"])
-        peak = max(peak, int(result["kb"]))
+        if result.code not in (0, 1):
+            return Measure(samples, peak, f"exit status {result.code}")
+        samples.append(float(result.last) if parse else result.ms)
+        peak = max(peak, result.kb)
     return Measure(samples, peak)
 
 
@@ -157,4 +130,5 @@ def section(runs: int = 3, size: int = SIZE, missed: list[str] | None = None) ->
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     print("\n".join(section(1, int(float(sys.argv[1]) * 1e6) if len(sys.argv) > 1 else SIZE)))
