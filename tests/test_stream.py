@@ -49,6 +49,14 @@ FRAGMENTS = [
     "a.rst\n<<<<<<< SEARCH\nT\n=======\nx\n=======\nT\n=======\ny\n=======\n>>>>>>> REPLACE\n",
     f"{F}python\n<<<<<<< SEARCH\na\n=======\nb\n=======\n{F}\n",
     "b.py\n<<<<<<< SEARCH\na\n=======\nb\n=======\n\n",
+    f"{F}\n000001\n{F}\n",
+    f"{F}\n\nsrc/a.py\n\n{F}\n",
+    f"{F}\n// src/a.ts\nx\n{F}\n",
+    "~~~\nMakefile\n~~~\n",
+    f"~~~\n{F}\n~~~\n",
+    f"{F}\nx\n{F}`\n",
+    f"{F}python:Service-run\nvalue = 1\n",
+    f"{F}python:7\nvalue = 1\n",
 ]
 
 

@@ -28,8 +28,10 @@ from lsp_edit.blocks.fence import (
     FenceOpener,
     Wrapper,
     is_diff_tag,
+    is_untagged,
+    line_opener,
     match_opener,
-    opener,
+    read_untagged_run,
 )
 from lsp_edit.blocks.lookback import Gap, Lookback
 from lsp_edit.blocks.markers import (
@@ -294,9 +296,17 @@ class _Machine:
         if start == end:
             return end
         kind = match.lastgroup
+        after = match.end()
+        if kind == "fence_line":
+            raw = match[kind]
+            if is_untagged(raw) and self._look.line is None:
+                stop, self._number = read_untagged_run(text, start, end, self._number, self.emit)
+                if stop > start:
+                    self._look = Lookback()
+                    return stop
+            return self._open_fence_at(text, start, after, end, line_opener(raw))
         stop = -1
         number = self._number + 1
-        after = match.end()
         if kind == "search":
             path = self._look.block_path()
             stop = search_replace.read_whole(text, after, end, number, path, self.emit)
@@ -323,9 +333,6 @@ class _Machine:
             stop = unified_diff.read_whole(text, after, end, minus, self.emit)
             if stop >= 0:
                 self._look = Lookback()
-        elif kind == "fence_line":
-            found = opener(match["indent"], match["fence"], match["info"])
-            return self._open_fence_at(text, start, after, end, found)
         if stop < 0:
             return self._open(text, start, end)
         self._number += text.count("\n", start, stop)
@@ -380,7 +387,7 @@ class _Machine:
         elif raw.startswith("--- "):
             block = UnifiedDiff.from_minus(line, self.emit)
         elif first in ("`", "~") and self._wrapper is None:
-            return self._open_fence_at(text, pos, newline + 1, end, match_opener(raw))
+            return self._open_fence_at(text, pos, newline + 1, end, line_opener(raw))
         else:
             self.line(raw)
             return newline + 1
@@ -401,9 +408,8 @@ class _Machine:
             self.line(raw)
             return after
         number = self._number + 1
-        line = ReplyLine(raw, number, raw)
         path, if_exists = self._look.fence_path()
-        block = FenceBlock(fence, line, path, self.emit, path_if_exists=if_exists)
+        block = FenceBlock(fence, number, path, self.emit, path_if_exists=if_exists)
         stop = block.read_whole(text, after, end)
         if stop >= 0:
             self._number += text.count("\n", pos, stop)
@@ -549,7 +555,7 @@ class _Machine:
 
     def _fence_block(self, opener: FenceOpener, line: ReplyLine) -> FenceBlock:
         path, if_exists = self._look.fence_path()
-        block = FenceBlock(opener, line, path, self.emit, path_if_exists=if_exists)
+        block = FenceBlock(opener, line.number, path, self.emit, path_if_exists=if_exists)
         self._look.note(line.text)  # a fence line: what lies before stays the same
         return block
 
@@ -580,9 +586,10 @@ class _Machine:
     def _closed(self, block: BlockParser) -> None:
         """A block ended: a SEARCH/REPLACE or `««« EDIT` block's path carries over to
         the next block; a fence holding only a path names the next block's file."""
-        if isinstance(block, SearchReplaceBlock | CommonPrefixBlock) and block.completed:
+        if isinstance(block, FenceBlock):
+            named = block.names_path
+            self._look = Lookback() if named is None else Lookback(named, Gap.FENCES)
+        elif isinstance(block, SearchReplaceBlock | CommonPrefixBlock) and block.completed:
             self._look = Lookback(chain=block.path)
-        elif isinstance(block, FenceBlock) and block.names_path is not None:
-            self._look = Lookback(block.names_path, Gap.FENCES)
         else:
             self._look = Lookback()
