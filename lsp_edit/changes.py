@@ -108,8 +108,16 @@ class Plan:
     changes: list[Change] = field(default_factory=list)
     files: dict[str, FileOutcome] = field(default_factory=dict)
     suggestions: list[ShellSuggestion] = field(default_factory=list)
-    # Blocks seen and not read as edits, named when a reply holds no edit at all
+    # Blocks seen and not read as edits, named when a reply holds no edit at all: the
+    # first `LISTED` of them, and how many there were (a reply may hold a million)
     ignored: list[IgnoredBlock] = field(default_factory=list)
+    ignored_count: int = 0
+
+    def ignore(self, block: IgnoredBlock) -> None:
+        """A block seen and not read as an edit."""
+        if self.ignored_count < LISTED:
+            self.ignored.append(block)
+        self.ignored_count += 1
 
 
 class FileSource(Protocol):
@@ -294,7 +302,7 @@ class Planner:
                 self.plan.suggestions.append(item)
                 continue
             if isinstance(item, IgnoredBlock):
-                self.plan.ignored.append(item)
+                self.plan.ignore(item)
                 continue
             change = self._place(item)
             if change is not None:
@@ -335,7 +343,7 @@ class Planner:
             and item.target is None
             and not self.session.accepts_bare_fence(item)
         ):
-            self.plan.ignored.append(
+            self.plan.ignore(
                 IgnoredBlock(
                     item.span,
                     f"{FENCE}{item.tag} block",
@@ -641,7 +649,7 @@ def summary(plan: Plan, *, dry_run: bool = False, not_written: str | None = None
             f"  • {describe(block)} was not read as an edit: {block.reason}."
             for block in plan.ignored
         )
-        lines += _listed(ignored, len(plan.ignored))
+        lines += _listed(ignored, plan.ignored_count, where="")  # `--json` lists changes
     else:
         if lines:
             lines.append("")
@@ -667,14 +675,15 @@ LISTED = 100
 as edits); a reply with more says how many it left out (`--json` lists them all)."""
 
 
-def _listed(bullets: Iterator[str], count: int) -> list[str]:
-    """The first `LISTED` of `count` bullets, and a line saying how many more there are."""
+_IN_JSON = " (`lsp-edit apply --json` lists every change)"
+
+
+def _listed(bullets: Iterator[str], count: int, where: str = _IN_JSON) -> list[str]:
+    """The first `LISTED` of `count` bullets, and a line saying how many more there are
+    (and `where` they are all listed)."""
     shown = list(itertools.islice(bullets, LISTED))
     if count > LISTED:
-        shown.append(
-            f"  • … and {count - LISTED:,} more, not listed here (`lsp-edit apply --json` "
-            "lists every change)."
-        )
+        shown.append(f"  • … and {count - LISTED:,} more, not listed here{where}.")
     return shown
 
 

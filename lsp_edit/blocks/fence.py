@@ -527,7 +527,7 @@ class FenceBlock:
         """A fence opener with an edit target, as long as ours, inside a targeted
         block: our closing fence is missing (as Markdown has it, the opener would
         be content and the next block's closing fence would end ours)."""
-        opener = match_opener(raw)
+        opener = line_opener(raw)
         if opener is None or opener.char != self.opener.char or opener.length < self.opener.length:
             return False
         tag = _read_tag(opener.info)
