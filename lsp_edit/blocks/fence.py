@@ -527,11 +527,7 @@ class FenceBlock:
         """A fence opener with an edit target, as long as ours, inside a targeted
         block: our closing fence is missing (as Markdown has it, the opener would
         be content and the next block's closing fence would end ours)."""
-        opener = line_opener(raw)
-        if opener is None or opener.char != self.opener.char or opener.length < self.opener.length:
-            return False
-        tag = _read_tag(opener.info)
-        return tag.error is None and tag.target is not None
+        return _opens_next_edit(self.opener, line_opener(raw))
 
     def _report_next_opener(self, raw: str, number: int) -> None:
         """The fence line `raw` at reply line `number` opens the next targeted block."""
@@ -633,17 +629,63 @@ class FenceBlock:
         )
 
     def _report_unclosed(self, end: int, reason: str, closer: str | None = None) -> None:
-        fence = self.opener.char * self.opener.length
-        self.emit(
-            ParseProblem(
-                span(self.start, end),
-                "unclosed_block",
-                f"fenced block `{fence}{self.opener.info}` opened at reply line {self.start} was "
-                f"never closed ({reason}); it was skipped. Close it with a line "
-                f"`{closer or fence}`.",
-                self.path,
-            )
-        )
+        self.emit(_unclosed(self.opener, self.start, end, reason, self.path, closer))
+
+
+def _unclosed(
+    opener: FenceOpener, start: int, end: int, reason: str, path: str | None, closer: str | None
+) -> ParseProblem:
+    """The problem of a block opened by `opener` at reply line `start`, never closed."""
+    fence = opener.char * opener.length
+    return ParseProblem(
+        span(start, end),
+        "unclosed_block",
+        f"fenced block `{fence}{opener.info}` opened at reply line {start} was never closed "
+        f"({reason}); it was skipped. Close it with a line `{closer or fence}`.",
+        path,
+    )
+
+
+def _opens_next_edit(opener: FenceOpener, following: FenceOpener | None) -> bool:
+    """`following`, inside a block opened by `opener`, opens the next targeted one
+    (see `FenceBlock._opens_next_edit`)."""
+    if following is None or following.char != opener.char or following.length < opener.length:
+        return False
+    return is_targeted(following)
+
+
+def is_targeted(opener: FenceOpener) -> bool:
+    """The fence's tag names an edit target (an AST path or a line range)."""
+    tag = _read_tag(opener.info)
+    return tag.error is None and tag.target is not None
+
+
+def read_targeted_run(
+    text: str, pos: int, end: int, number: int, opener: FenceOpener, emit: Emit
+) -> tuple[int, int]:
+    """Fences with an edit target, each left open where the next one opens, from
+    the line at `text[pos:end]` that `opener` opens, where nothing before it names a
+    file: each is reported unclosed, as `FenceBlock` reports it, in one loop (a reply
+    may hold half a million). `number` is the reply line before `pos`. Stops at the
+    first fence that is anything else, or whose end has not arrived yet; returns
+    where, and the reply line read last."""
+    whole = _WHOLE.match
+    while True:
+        match = whole(text, text.index("\n", pos, end) + 1, end)
+        if match is None:
+            break
+        fence_line = match["fence_line"]
+        following = line_opener(fence_line)
+        if opener.closed_by(fence_line) or not _opens_next_edit(opener, following):
+            break
+        assert following is not None
+        start = number + 1
+        number = start + match["content"].count("\n")
+        reason = f"a new fence `{fence_line.strip()}` opened at line {number + 1}"
+        emit(_unclosed(opener, start, number, reason, None, None))
+        pos = match.start("fence_line")
+        opener = following
+    return pos, number
 
 
 def _only_path(lines: list[str]) -> str | None:

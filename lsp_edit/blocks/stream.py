@@ -29,9 +29,11 @@ from lsp_edit.blocks.fence import (
     FenceOpener,
     Wrapper,
     is_diff_tag,
+    is_targeted,
     is_untagged,
     line_opener,
     match_opener,
+    read_targeted_run,
     read_untagged_run,
 )
 from lsp_edit.blocks.lookback import Gap, Lookback
@@ -308,12 +310,13 @@ class _Machine:
         after = match.end()
         if kind == "fence_line":
             raw = match[kind]
-            if is_untagged(raw) and self._look.line is None:
-                stop, self._number = read_untagged_run(text, start, end, self._number, self.emit)
+            fence = line_opener(raw)
+            if self._look.line is None:  # nothing before names a file: runs of fences
+                stop = self._read_run(text, start, end, raw, fence)
                 if stop > start:
                     self._look = Lookback()
                     return stop
-            return self._open_fence_at(text, start, after, end, line_opener(raw))
+            return self._open_fence_at(text, start, after, end, fence)
         stop = -1
         number = self._number + 1
         if kind == "search":
@@ -346,6 +349,19 @@ class _Machine:
             return self._open(text, start, end)
         self._number += text.count("\n", start, stop)
         return stop
+
+    def _read_run(self, text: str, pos: int, end: int, raw: str, fence: FenceOpener | None) -> int:
+        """Fences naming no file, or with an edit target and left open, one right after
+        another from the fence line `raw` at `pos`, each read in one loop (see
+        `read_untagged_run`, `read_targeted_run`). Returns where reading stopped."""
+        number = self._number
+        if is_untagged(raw):
+            stop, self._number = read_untagged_run(text, pos, end, number, self.emit)
+            return stop
+        if fence is not None and is_targeted(fence):
+            stop, self._number = read_targeted_run(text, pos, end, number, fence, self.emit)
+            return stop
+        return pos
 
     def _plain(self) -> Plain | None:
         if self._json is not None or self._at_start:
