@@ -214,6 +214,8 @@ _KIND_NAMES = {
 
 def describe(block: ReplyItem) -> str:
     """The change as the summary names it (the mode separation plan's wording)."""
+    if isinstance(block, ParseProblem):
+        return f"Block at reply lines {block.span.start_line}-{block.span.end_line}"
     if isinstance(block, FencedEdit):
         target = block.target
         if isinstance(target, AstTarget):
@@ -248,8 +250,6 @@ def describe(block: ReplyItem) -> str:
         if isinstance(block, DeleteLines):
             return f"Deletion of lines {block.start_line}-{block.end_line}{where}"
         return f"Insertion {block.position} line {block.line}{where}"
-    if isinstance(block, ParseProblem):
-        return f"Block at reply lines {block.span.start_line}-{block.span.end_line}"
     if isinstance(block, IgnoredBlock):
         return f"The {block.block} at reply lines {block.span.start_line}-{block.span.end_line}"
     return f"Suggested command `{block.command}`"
@@ -298,19 +298,36 @@ class Planner:
         """Places the items, returns the changes they made (suggestions are collected)."""
         made: list[Change] = []
         for item in items:
+            if isinstance(item, ParseProblem):  # first: a reply may hold half a million
+                change = self._problem(item)
+                self.plan.changes.append(change)
+                made.append(change)
+                continue
             if isinstance(item, ShellSuggestion):
                 self.plan.suggestions.append(item)
                 continue
             if isinstance(item, IgnoredBlock):
                 self.plan.ignore(item)
                 continue
-            change = self._place(item)
-            if change is not None:
-                self.plan.changes.append(change)
-                made.append(change)
+            placed = self._place(item)
+            if placed is not None:
+                self.plan.changes.append(placed)
+                made.append(placed)
         for relative in list(self._drafts):
             self._settle(relative)
         return made
+
+    def _problem(self, problem: ParseProblem) -> Change:
+        """A block that could not be read: a failed change that says why."""
+        return Change(
+            next(self._ids),
+            describe(problem),
+            Status.FAILED,
+            file=problem.path,
+            message=problem.message,
+            code=problem.code,
+            span=problem.span,
+        )
 
     def _settle(self, relative: str) -> None:
         """The file's outcome made to hold what its draft holds (the draft is done)."""
@@ -352,11 +369,10 @@ class Planner:
                 )
             )
             return None
+        if isinstance(item, ParseProblem):
+            return self._problem(item)
         change = Change(id=next(self._ids), description=describe(item), status=Status.FAILED)
         change.span = item.span
-        if isinstance(item, ParseProblem):
-            change.code, change.message, change.file = item.code, item.message, item.path
-            return change
         if isinstance(item, FencedEdit):
             mismatch = self.session.check(item)
             if mismatch is not None:
