@@ -708,21 +708,24 @@ def read_untagged_run(text: str, pos: int, end: int, number: int, emit: Emit) ->
     before `pos`. Stops before the first fence that is anything else, or not whole
     yet; returns where, and the reply line read last."""
     whole = _UNTAGGED_WHOLE.match
+    names = _UNTAGGED_BLOCK_NAMES
     while True:
         match = whole(text, pos, end)
         if match is None:
             break
         written = match["content"]
-        count = 0
-        if written:
+        count = written.count("\n")
+        if count == 1:  # the one line neither is a path nor a comment naming one
+            line = written[:-1]
+            if line.strip() and (path_or_none(line) or comment_path(line)) is not None:
+                break
+        elif count:
             lines = split_block(written)
             if _only_path(lines) is not None or comment_path(lines[0]) is not None:
                 break
-            count = len(lines)
-        fence = match["fence"]
-        name = _UNTAGGED_BLOCK_NAMES[fence]
-        emit(IgnoredBlock(ReplySpan(number + 1, number + count + 2), name, _NAMES_NO_FILE))
-        number += count + 2
+        start = number + 1
+        number = start + count + 1
+        emit(IgnoredBlock(ReplySpan(start, number), names[match["fence"]], _NAMES_NO_FILE))
         pos = match.end()
     return pos, number
 
