@@ -676,7 +676,8 @@ def read_targeted_run(
             break
         fence_line = match["fence_line"]
         following = line_opener(fence_line)
-        if opener.closed_by(fence_line) or not _opens_next_edit(opener, following):
+        # (a fence line that opens a targeted block has a tag, so it closes nothing)
+        if not _opens_next_edit(opener, following):
             break
         assert following is not None
         start = number + 1

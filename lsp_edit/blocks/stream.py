@@ -355,11 +355,12 @@ class _Machine:
         another from the fence line `raw` at `pos`, each read in one loop (see
         `read_untagged_run`, `read_targeted_run`). Returns where reading stopped."""
         number = self._number
+        emit = self._items.append  # outside wrappers: `emit` would count for none
         if is_untagged(raw):
-            stop, self._number = read_untagged_run(text, pos, end, number, self.emit)
+            stop, self._number = read_untagged_run(text, pos, end, number, emit)
             return stop
         if fence is not None and is_targeted(fence):
-            stop, self._number = read_targeted_run(text, pos, end, number, fence, self.emit)
+            stop, self._number = read_targeted_run(text, pos, end, number, fence, emit)
             return stop
         return pos
 
