@@ -670,7 +670,7 @@ def summary(plan: Plan, *, dry_run: bool = False, not_written: str | None = None
         if lines:
             lines.append("")
         lines.append(_verdict(changes, hypothetical))
-        unapplied = [change for change in changes if not change.succeeded or change.code]
+        unapplied = [change for change in changes if change.code or not change.succeeded]
         noted = [(change, note) for change in changes for note in change.notes]
         bullets = itertools.chain(
             map(_bullet, unapplied),
@@ -719,9 +719,16 @@ def _file_line(name: str, outcome: FileOutcome, hypothetical: bool) -> str:
     return f"File '{name}' {has} {fate}. {now}"
 
 
+_PLACED = (Status.APPLIED, Status.PENDING)
+
+
 def _verdict(changes: Sequence[Change], hypothetical: bool) -> str:
-    placed = sum(1 for change in changes if change.status in (Status.APPLIED, Status.PENDING))
-    already = sum(1 for change in changes if change.code == "already_applied")
+    placed = already = 0
+    for change in changes:  # one pass: a reply may hold half a million changes
+        if change.status in _PLACED:
+            placed += 1
+        if change.code == "already_applied":
+            already += 1
     failed = len(changes) - placed - already
     were = "would be" if hypothetical else "were"
     if failed and placed:
