@@ -57,6 +57,9 @@ FRAGMENTS = [
     f"{F}\nx\n{F}`\n",
     f"{F}python:Service-run\nvalue = 1\n",
     f"{F}python:7\nvalue = 1\n",
+    f"~~~\n{F}\n",
+    f"~~~python:A-b\n{F}python:A-c\nx\n",
+    f"{F}\n~~~python\nx\n~~~\n{F}\n",
 ]
 
 

@@ -85,18 +85,36 @@ _GIT_COMMAND = LazyPattern(r"\s*(?:\$\s*)?(git\s+\S.*?)\s*")
 # Lines a fenced block must look at: fence lines (its closer, or the next
 # targeted opener); in a shell block git commands; in a block that may wrap
 # others, block openers and diff headers.
-# A whole block after its opener: content lines, then a fence line (the closer if
-# its fence matches, or in a targeted block the next targeted opener); in a block
-# that may wrap others, no opener or diff header.
-_CLOSING = rf"(?P<fence_line>{FENCE_LINE}.*)\n"
-_WHOLE = LazyPattern(rf"(?P<content>(?:(?!{FENCE_LINE}).*\n)*+){_CLOSING}")
-_UNWRAPPED_CONTENT = (
-    rf"(?P<content>(?:(?!{FENCE_LINE}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- ))"
-    rf".*\n)*+)"
-)
-_WHOLE_UNWRAPPED = LazyPattern(rf"{_UNWRAPPED_CONTENT}{_CLOSING}")
+# A whole block after its opener, by its fence's character: content lines, then a
+# fence line of that character (the closer if its fence matches, or in a targeted
+# block the next targeted opener); in a block that may wrap others, no opener or
+# diff header. A fence line of the other character is content: only the block's
+# own can close it, open a level inside it or name its file (see `take`).
+_OWN_FENCE = {"`": r"[ \t]*```", "~": r"[ \t]*~~~"}
+
+
+def _content(fence: str, wrapped: bool) -> str:
+    if not wrapped:
+        return rf"(?P<content>(?:(?!{fence}).*\n)*+)"
+    return (
+        rf"(?P<content>(?:(?!{fence}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- ))"
+        rf".*\n)*+)"
+    )
+
+
+_WHOLE = {
+    char: LazyPattern(rf"{_content(fence, False)}(?P<fence_line>{fence}.*)\n")
+    for char, fence in _OWN_FENCE.items()
+}
+_WHOLE_UNWRAPPED = {
+    char: LazyPattern(rf"{_content(fence, True)}(?P<fence_line>{fence}.*)\n")
+    for char, fence in _OWN_FENCE.items()
+}
 # A fence with no tag, read whole (see `read_untagged_run`)
-_UNTAGGED_WHOLE = LazyPattern(rf"(?P<fence>```|~~~)\n{_UNWRAPPED_CONTENT}(?P=fence)\n")
+_UNTAGGED_WHOLE = {
+    char: LazyPattern(rf"{char * 3}\n{_content(fence, True)}{char * 3}\n")
+    for char, fence in _OWN_FENCE.items()
+}
 _UNTAGGED_OPENERS = frozenset({"```", "~~~"})
 _NAMES_NO_FILE = "it has no language tag and names no file"
 _NOT_CONTENT = Plain(LazyPattern(rf"^{FENCE_LINE}", re.MULTILINE))
@@ -335,6 +353,7 @@ class FenceBlock:
     names_path: str | None = None  # a fence holding only a path names it
     _pending_minus: ReplyLine | None = None
     _inner_line = 0  # the first fence opened inside this one
+    next_opener: FenceOpener | None = None  # read whole, it ended where this one opens
     suggested = False  # a shell block gave git commands
 
     def __init__(
@@ -455,7 +474,8 @@ class FenceBlock:
         reading stopped, -1 when the lines must go through `take`."""
         if self.is_shell:
             return -1
-        match = (_WHOLE_UNWRAPPED if self.can_wrap else _WHOLE).match(text, pos, end)
+        whole = _WHOLE_UNWRAPPED if self.can_wrap else _WHOLE
+        match = whole[self.opener.char].match(text, pos, end)
         if match is None:
             return -1
         fence_line = match["fence_line"]
@@ -468,6 +488,7 @@ class FenceBlock:
         last = self.start + len(content)
         if not closes:
             self._report_next_opener(fence_line, last + 1)
+            self.next_opener = line_opener(fence_line)
             return match.start("fence_line")
         # the lines as one text, to look for markers in, when they are the content as is
         plain = not self.opener.indent and not written.startswith("\ufeff")
@@ -651,12 +672,7 @@ def _opens_next_edit(opener: FenceOpener, following: FenceOpener | None) -> bool
     (see `FenceBlock._opens_next_edit`)."""
     if following is None or following.char != opener.char or following.length < opener.length:
         return False
-    return is_targeted(following)
-
-
-def is_targeted(opener: FenceOpener) -> bool:
-    """The fence's tag names an edit target (an AST path or a line range)."""
-    tag = _read_tag(opener.info)
+    tag = _read_tag(following.info)
     return tag.error is None and tag.target is not None
 
 
@@ -664,12 +680,12 @@ def read_targeted_run(
     text: str, pos: int, end: int, number: int, opener: FenceOpener, emit: Emit
 ) -> tuple[int, int]:
     """Fences with an edit target, each left open where the next one opens, from
-    the line at `text[pos:end]` that `opener` opens, where nothing before it names a
-    file: each is reported unclosed, as `FenceBlock` reports it, in one loop (a reply
-    may hold half a million). `number` is the reply line before `pos`. Stops at the
-    first fence that is anything else, or whose end has not arrived yet; returns
-    where, and the reply line read last."""
-    whole = _WHOLE.match
+    the line at `text[pos:end]` that `opener` opens (the fence a targeted block ran
+    into, so nothing before it names a file): each is reported unclosed, as
+    `FenceBlock` reports it, in one loop (a reply may hold half a million). `number`
+    is the reply line before `pos`. Stops at the first fence that is anything else,
+    or whose end has not arrived yet; returns where, and the reply line read last."""
+    whole = _WHOLE[opener.char].match  # the next opener has the same character
     while True:
         match = whole(text, text.index("\n", pos, end) + 1, end)
         if match is None:
@@ -708,10 +724,10 @@ def read_untagged_run(text: str, pos: int, end: int, number: int, emit: Emit) ->
     in one loop, as a reply may hold a million of them. `number` is the reply line
     before `pos`. Stops before the first fence that is anything else, or not whole
     yet; returns where, and the reply line read last."""
-    whole = _UNTAGGED_WHOLE.match
     names = _UNTAGGED_BLOCK_NAMES
     while True:
-        match = whole(text, pos, end)
+        whole = _UNTAGGED_WHOLE.get(text[pos : pos + 1])
+        match = None if whole is None else whole.match(text, pos, end)
         if match is None:
             break
         written = match["content"]
@@ -726,7 +742,7 @@ def read_untagged_run(text: str, pos: int, end: int, number: int, emit: Emit) ->
                 break
         start = number + 1
         number = start + count + 1
-        emit(IgnoredBlock(ReplySpan(start, number), names[match["fence"]], _NAMES_NO_FILE))
+        emit(IgnoredBlock(ReplySpan(start, number), names[text[pos]], _NAMES_NO_FILE))
         pos = match.end()
     return pos, number
 
@@ -745,7 +761,7 @@ def _block_name(opener: FenceOpener) -> str:
 
 
 _UNTAGGED_BLOCK_NAMES = {
-    fence: _block_name(FenceOpener(0, fence[0], 3, "")) for fence in _UNTAGGED_OPENERS
+    fence[0]: _block_name(FenceOpener(0, fence[0], 3, "")) for fence in _UNTAGGED_OPENERS
 }
 
 

@@ -29,7 +29,6 @@ from lsp_edit.blocks.fence import (
     FenceOpener,
     Wrapper,
     is_diff_tag,
-    is_targeted,
     is_untagged,
     line_opener,
     match_opener,
@@ -311,8 +310,15 @@ class _Machine:
         if kind == "fence_line":
             raw = match[kind]
             fence = line_opener(raw)
-            if self._look.line is None:  # nothing before names a file: runs of fences
-                stop = self._read_run(text, start, end, raw, fence)
+            if is_untagged(raw) and self._look.line is None:
+                # nothing before names a file: a run of fences naming none, at once
+                stop, self._number = read_untagged_run(
+                    text,
+                    start,
+                    end,
+                    self._number,
+                    self._items.append,  # no wrapper to count
+                )
                 if stop > start:
                     self._look = Lookback()
                     return stop
@@ -349,20 +355,6 @@ class _Machine:
             return self._open(text, start, end)
         self._number += text.count("\n", start, stop)
         return stop
-
-    def _read_run(self, text: str, pos: int, end: int, raw: str, fence: FenceOpener | None) -> int:
-        """Fences naming no file, or with an edit target and left open, one right after
-        another from the fence line `raw` at `pos`, each read in one loop (see
-        `read_untagged_run`, `read_targeted_run`). Returns where reading stopped."""
-        number = self._number
-        emit = self._items.append  # outside wrappers: `emit` would count for none
-        if is_untagged(raw):
-            stop, self._number = read_untagged_run(text, pos, end, number, emit)
-            return stop
-        if fence is not None and is_targeted(fence):
-            stop, self._number = read_targeted_run(text, pos, end, number, fence, emit)
-            return stop
-        return pos
 
     def _plain(self) -> Plain | None:
         if self._json is not None or self._at_start:
@@ -440,6 +432,12 @@ class _Machine:
         if stop >= 0:
             self._number += text.count("\n", pos, stop)
             self._closed(block)
+            following = block.next_opener
+            if following is not None:
+                # it ran into the next targeted fence, which may run into the next: at once
+                stop, self._number = read_targeted_run(
+                    text, stop, end, self._number, following, self._items.append
+                )
             return stop
         self._look.note(raw)  # a fence line: what lies before stays the same
         self._block = block
