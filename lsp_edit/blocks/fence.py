@@ -724,9 +724,11 @@ def read_untagged_run(text: str, pos: int, end: int, number: int, emit: Emit) ->
     in one loop, as a reply may hold a million of them. `number` is the reply line
     before `pos`. Stops before the first fence that is anything else, or not whole
     yet; returns where, and the reply line read last."""
-    names = _UNTAGGED_BLOCK_NAMES
+    patterns, names = _UNTAGGED_WHOLE, _UNTAGGED_BLOCK_NAMES
+    block, span = IgnoredBlock, ReplySpan  # (locals: a reply may hold a million)
     while True:
-        whole = _UNTAGGED_WHOLE.get(text[pos : pos + 1])
+        char = text[pos : pos + 1]
+        whole = patterns.get(char)
         match = None if whole is None else whole.match(text, pos, end)
         if match is None:
             break
@@ -742,7 +744,7 @@ def read_untagged_run(text: str, pos: int, end: int, number: int, emit: Emit) ->
                 break
         start = number + 1
         number = start + count + 1
-        emit(IgnoredBlock(ReplySpan(start, number), names[text[pos]], _NAMES_NO_FILE))
+        emit(block(span(start, number), names[char], _NAMES_NO_FILE))
         pos = match.end()
     return pos, number
 

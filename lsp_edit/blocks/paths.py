@@ -13,12 +13,15 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from lsp_edit.patterns import LazyPattern
+
 _HEADING = re.compile(r"^#{1,6}\s+")
 _LABEL = re.compile(r"^[*_]*(?:file|filename|file name|filepath|path)\s*:[*_]*\s*", re.IGNORECASE)
 _EXTENSION = re.compile(r"\.[A-Za-z0-9_+-]*[A-Za-z][A-Za-z0-9_+-]*$")
 _QUOTES = "\"'"
 _DECORATED = "#*_`\"'"  # first characters of the decorations removed below
 _SPACE = re.compile(r"\s")
+_LETTER = LazyPattern(r"[A-Za-z]")
 _NOT_IN_PATHS = re.compile(r'[<>|"?*]')  # markup (`</div>`), globs, shell
 # A comment holding only a path: `// src/x.ts`, `<!-- index.html -->`, `/* a.css */`
 _COMMENT = re.compile(
@@ -147,7 +150,9 @@ def path_or_none(line: str | None) -> str | None:
     if line is None:
         return None
     if "/" not in line and "." not in line and "\\" not in line:
-        # then only a well-known name is a path (and every one of them is)
+        # then only a well-known name is a path (and every one of them is): letters
+        if _LETTER.search(line) is None:
+            return None
         text = clean_path(line)
         return text if text in KNOWN_NAMES else None
     cleaned = clean_path_line(line)
