@@ -692,8 +692,9 @@ def read_targeted_run(
             break
         fence_line = match["fence_line"]
         following = line_opener(fence_line)
-        # (a fence line that opens a targeted block has a tag, so it closes nothing)
-        if not _opens_next_edit(opener, following):
+        # (a fence line that opens a targeted block has a tag, so it closes nothing;
+        # a reply repeats its fence lines, and each is one opener: see `line_opener`)
+        if following is not opener and not _opens_next_edit(opener, following):
             break
         assert following is not None
         start = number + 1
