@@ -69,7 +69,9 @@ def parse_reply(text: str) -> list[ReplyItem]:
     gc.disable()
     try:
         stream = ReplyStream()
-        return stream.feed(text) + stream.finish()
+        items = stream.feed(text)
+        items += stream.finish()  # in place: the items may be a million
+        return items
     finally:
         if collecting:
             gc.enable()
