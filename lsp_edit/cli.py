@@ -184,29 +184,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_apply(args: argparse.Namespace) -> int:
+    # What start-up made is never garbage: the collector leaves it alone (and see
+    # `_read_and_place`), until a caller of `main` that goes on gets it back.
+    gc.freeze()
+    try:
+        return _apply(args)
+    finally:
+        gc.unfreeze()
+
+
+def _apply(args: argparse.Namespace) -> int:
     root = Path(args.root)
     if not root.is_dir():
         raise UsageError(f"--root {args.root}: not a folder")
     reply = _read_reply(args.response)
     workspace = Workspace(root)
     planner = Planner(workspace, Session(args.mode), default_target=args.target, reply=reply)
-    # Read in pieces, each piece's blocks placed before the next is read: a reply of
-    # a million blocks never holds them all at once (the items are the same).
-    # The objects start-up made are left out of garbage collection, and collection
-    # waits until the reply is placed: reading and placing make few reference
-    # cycles, while the collector would go over every change made so far again and
-    # again (a third of the time of a reply of a million blocks). What they made is
-    # kept to the end of the process: it is left out too.
-    gc.freeze()
-    gc.disable()
-    try:
-        stream = ReplyStream()
-        for start in range(0, len(reply), _PIECE):
-            planner.add(stream.feed(reply[start : start + _PIECE]))
-        planner.add(stream.finish())
-    finally:
-        gc.freeze()
-        gc.enable()
+    _read_and_place(reply, planner)
     plan = planner.plan
     failure: WriteFailure | None = None
     if not args.dry_run:
@@ -234,6 +228,27 @@ def run_apply(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     complete = bool(plan.changes) and all(change.succeeded for change in plan.changes)
     return EXIT_OK if complete else EXIT_INCOMPLETE
+
+
+def _read_and_place(reply: str, planner: Planner) -> None:
+    """Reads the reply in pieces, each piece's blocks placed before the next is read:
+    a reply of a million blocks never holds them all at once (the items are the same).
+
+    Garbage collection waits meanwhile: reading and placing make few reference
+    cycles, while the collector would go over every change made so far again and
+    again (a third of the time of a reply of a million blocks). What they made is
+    kept to the end, so it is then left out of collection too."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        stream = ReplyStream()
+        for start in range(0, len(reply), _PIECE):
+            planner.add(stream.feed(reply[start : start + _PIECE]))
+        planner.add(stream.finish())
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
 
 def _not_written(failure: WriteFailure) -> str:
