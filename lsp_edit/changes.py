@@ -119,6 +119,11 @@ class Plan:
             self.ignored.append(block)
         self.ignored_count += 1
 
+    def count_ignored(self, count: int) -> None:
+        """Blocks not read as edits that the reader only counted, past the first
+        `LISTED` (those it returned come before them in the reply)."""
+        self.ignored_count += count
+
 
 class FileSource(Protocol):
     """Where files come from: `Workspace` on disk, or the editor's open documents."""

@@ -25,6 +25,7 @@ from lsp_edit import VERSION
 from lsp_edit.blocks import ReplyStream
 from lsp_edit.changes import (
     EDIT_MODES,
+    LISTED,
     Change,
     FileOutcome,
     Plan,
@@ -241,10 +242,11 @@ def _read_and_place(reply: str, planner: Planner) -> None:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        stream = ReplyStream()
+        stream = ReplyStream(keep_ignored=LISTED)  # the summary lists no more
         for start in range(0, len(reply), _PIECE):
             planner.add(stream.feed(reply[start : start + _PIECE]))
         planner.add(stream.finish())
+        planner.plan.count_ignored(stream.ignored_beyond)
     finally:
         gc.freeze()
         if collecting:

@@ -34,6 +34,7 @@ written into a file.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -718,13 +719,16 @@ def _only_path(lines: list[str]) -> str | None:
     return path_or_none(first)
 
 
-def read_untagged_run(text: str, pos: int, end: int, number: int, emit: Emit) -> tuple[int, int]:
+def read_untagged_run(
+    text: str, pos: int, end: int, number: int, emit: Emit, keeps: Callable[[], bool] | None
+) -> tuple[int, int]:
     """Fences with no tag (```` ``` ```` or `~~~` lines alone), one right after
     another from `text[pos:end]`, none of them naming a file, where nothing before
     the first names one: each is reported as `FenceBlock` reports it (not an edit),
     in one loop, as a reply may hold a million of them. `number` is the reply line
-    before `pos`. Stops before the first fence that is anything else, or not whole
-    yet; returns where, and the reply line read last."""
+    before `pos`; `keeps` says whether each is made and emitted (None: all are).
+    Stops before the first fence that is anything else, or not whole yet; returns
+    where, and the reply line read last."""
     patterns, names = _UNTAGGED_WHOLE, _UNTAGGED_BLOCK_NAMES
     block, span = IgnoredBlock, ReplySpan  # (locals: a reply may hold a million)
     while True:
@@ -745,7 +749,8 @@ def read_untagged_run(text: str, pos: int, end: int, number: int, emit: Emit) ->
                 break
         start = number + 1
         number = start + count + 1
-        emit(block(span(start, number), names[char], _NAMES_NO_FILE))
+        if keeps is None or keeps():
+            emit(block(span(start, number), names[char], _NAMES_NO_FILE))
         pos = match.end()
     return pos, number
 

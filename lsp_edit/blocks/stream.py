@@ -45,7 +45,7 @@ from lsp_edit.blocks.markers import (
     is_patch_opener,
     is_search_opener,
 )
-from lsp_edit.blocks.model import ParseProblem, ReplyItem
+from lsp_edit.blocks.model import IgnoredBlock, ParseProblem, ReplyItem
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
 from lsp_edit.blocks.scanner import (
     BlockParser,
@@ -84,12 +84,16 @@ class ReplyStream:
     endings, so this changes nothing a parser sees); a partial last line waits
     for its ending, as does a `\r` at the very end of a piece: the next piece
     may start with the `\n` of the same `\r\n`.
+
+    With `keep_ignored`, at most that many blocks not read as edits are returned
+    (`IgnoredBlock` items); the rest are only counted, in `ignored_beyond`: a caller
+    that lists a few of them need not have a million made.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_ignored: int | None = None) -> None:
         self._pieces: list[str] = []  # the partial last line, `\n`-terminated lines never
         self._held_cr = False
-        self._machine = _Machine()
+        self._machine = _Machine(keep_ignored)
         self._finished = False
         self._started = False
 
@@ -128,6 +132,11 @@ class ReplyStream:
     def in_block(self) -> bool:
         """Whether a block is open: only then can the next line complete one."""
         return self._machine.in_block
+
+    @property
+    def ignored_beyond(self) -> int:
+        """The blocks not read as edits that were only counted (see `keep_ignored`)."""
+        return self._machine.ignored_beyond
 
     def finish(self) -> list[ReplyItem]:
         """The reply is complete: returns the remaining items, including a
@@ -222,8 +231,10 @@ class _Machine:
     """Reads complete lines; owns the open block, the wrapping fence and the few
     lines of history that paths are read from."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_ignored: int | None = None) -> None:
         self._items: list[ReplyItem] = []
+        self._keep_ignored = keep_ignored  # how many more `IgnoredBlock`s to return
+        self.ignored_beyond = 0  # and how many were only counted
         self._number = 0
         self._block: BlockParser | None = None
         self._wrapper: Wrapper | None = None
@@ -242,9 +253,20 @@ class _Machine:
         return self._block is not None or self._wrapper is not None or self._json is not None
 
     def emit(self, item: ReplyItem) -> None:
-        self._items.append(item)
+        if self._keep_ignored is None or not isinstance(item, IgnoredBlock) or self._keeps():
+            self._items.append(item)
         if self._wrapper is not None:
             self._wrapper.found += 1
+
+    def _keeps(self) -> bool:
+        """Whether one more block not read as an edit is returned, else counted."""
+        if self._keep_ignored is None:
+            return True
+        if self._keep_ignored > 0:
+            self._keep_ignored -= 1
+            return True
+        self.ignored_beyond += 1
+        return False
 
     def read(self, text: str, end: int) -> None:
         """Reads the lines of `text[:end]`, each ending in `\n`.
@@ -314,13 +336,7 @@ class _Machine:
             fence = line_opener(raw)
             if is_untagged(raw) and self._look.line is None:
                 # nothing before names a file: a run of fences naming none, at once
-                stop, self._number = read_untagged_run(
-                    text,
-                    start,
-                    end,
-                    self._number,
-                    self._items.append,  # no wrapper to count
-                )
+                stop = self._read_untagged(text, start, end)
                 if stop > start:
                     self._look = Lookback()
                     return stop
@@ -415,6 +431,15 @@ class _Machine:
         self._number = number
         self._last = raw
         return newline + 1
+
+    def _read_untagged(self, text: str, pos: int, end: int) -> int:
+        """A run of fences naming no file, from `pos` (see `read_untagged_run`)."""
+        keeps = None if self._keep_ignored is None else self._keeps
+        # outside wrappers: `emit` would count the items for none
+        stop, self._number = read_untagged_run(
+            text, pos, end, self._number, self._items.append, keeps
+        )
+        return stop
 
     def _open_fence_at(
         self, text: str, pos: int, after: int, end: int, fence: FenceOpener | None
