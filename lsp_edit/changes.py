@@ -112,6 +112,8 @@ class Plan:
     # first `LISTED` of them, and how many there were (a reply may hold a million)
     ignored: list[IgnoredBlock] = field(default_factory=list)
     ignored_count: int = 0
+    # Blocks that could not be read, only counted (see `Planner`'s `list_failures`)
+    unlisted_failures: int = 0
 
     def ignore(self, block: IgnoredBlock) -> None:
         """A block seen and not read as an edit."""
@@ -271,11 +273,19 @@ class Planner:
         default_target: str | None = None,
         ids: Iterator[str] | None = None,
         reply: str | None = None,
+        list_failures: int | None = None,
     ) -> None:
         """`reply` is the reply's text, when the caller has it: a whole-file block that
         leaves out definitions the reply's prose names may have removed them on
-        purpose; without it, no definition counts as mentioned."""
+        purpose; without it, no definition counts as mentioned.
+
+        With `list_failures`, once that many changes failed (or were already in the
+        file), a block that could not be read is only counted
+        (`Plan.unlisted_failures`), not made a change: for a caller that lists no
+        more of them (the summary), a reply of half a million such blocks."""
         self.files = files
+        self._list_failures = list_failures
+        self._unapplied = 0  # changes recorded that failed or were already applied
         self.session = session
         self.default_target = default_target
         self._reply = reply
@@ -304,9 +314,10 @@ class Planner:
         made: list[Change] = []
         for item in items:
             if isinstance(item, ParseProblem):  # first: a reply may hold half a million
-                change = self._problem(item)
-                self.plan.changes.append(change)
-                made.append(change)
+                if self._list_failures is not None and self._unapplied >= self._list_failures:
+                    self.plan.unlisted_failures += 1
+                    continue
+                self._record(self._problem(item), made)
                 continue
             if isinstance(item, ShellSuggestion):
                 self.plan.suggestions.append(item)
@@ -316,11 +327,16 @@ class Planner:
                 continue
             placed = self._place(item)
             if placed is not None:
-                self.plan.changes.append(placed)
-                made.append(placed)
+                self._record(placed, made)
         for relative in list(self._drafts):
             self._settle(relative)
         return made
+
+    def _record(self, change: Change, made: list[Change]) -> None:
+        self.plan.changes.append(change)
+        made.append(change)
+        if change.code or not change.succeeded:  # as the summary lists them
+            self._unapplied += 1
 
     def _problem(self, problem: ParseProblem) -> Change:
         """A block that could not be read: a failed change that says why."""
@@ -664,7 +680,7 @@ def summary(plan: Plan, *, dry_run: bool = False, not_written: str | None = None
     lines = [_file_line(name, outcome, hypothetical) for name, outcome in plan.files.items()]
     lines = [line for line in lines if line]
     changes = plan.changes
-    if not changes:
+    if not changes and not plan.unlisted_failures:
         lines.append("No edit blocks were found in the reply.")
         ignored = (
             f"  • {describe(block)} was not read as an edit: {block.reason}."
@@ -674,16 +690,16 @@ def summary(plan: Plan, *, dry_run: bool = False, not_written: str | None = None
     else:
         if lines:
             lines.append("")
-        lines.append(_verdict(changes, hypothetical))
+        lines.append(_verdict(changes, hypothetical, plan.unlisted_failures))
         unapplied = [change for change in changes if change.code or not change.succeeded]
         noted = [(change, note) for change in changes for note in change.notes]
         bullets = itertools.chain(
             map(_bullet, unapplied),
             (f"  • {change.description}: {note}" for change, note in noted),
         )
-        if unapplied or noted:
+        if unapplied or noted:  # (a failure only counted comes after a hundred listed)
             lines.append("")
-            lines += _listed(bullets, len(unapplied) + len(noted))
+            lines += _listed(bullets, len(unapplied) + len(noted) + plan.unlisted_failures)
     if dry_run:
         lines += ["", "(dry run: no file was written)"]
     if not_written is not None:
@@ -727,14 +743,14 @@ def _file_line(name: str, outcome: FileOutcome, hypothetical: bool) -> str:
 _PLACED = (Status.APPLIED, Status.PENDING)
 
 
-def _verdict(changes: Sequence[Change], hypothetical: bool) -> str:
+def _verdict(changes: Sequence[Change], hypothetical: bool, unlisted_failures: int) -> str:
     placed = already = 0
     for change in changes:  # one pass: a reply may hold half a million changes
         if change.status in _PLACED:
             placed += 1
         if change.code == "already_applied":
             already += 1
-    failed = len(changes) - placed - already
+    failed = len(changes) - placed - already + unlisted_failures
     were = "would be" if hypothetical else "were"
     if failed and placed:
         return f"Some changes {were} applied."

@@ -200,7 +200,13 @@ def _apply(args: argparse.Namespace) -> int:
         raise UsageError(f"--root {args.root}: not a folder")
     reply = _read_reply(args.response)
     workspace = Workspace(root)
-    planner = Planner(workspace, Session(args.mode), default_target=args.target, reply=reply)
+    planner = Planner(
+        workspace,
+        Session(args.mode),
+        default_target=args.target,
+        reply=reply,
+        list_failures=None if args.json else LISTED,  # `--json` lists every change
+    )
     _read_and_place(reply, planner)
     plan = planner.plan
     failure: WriteFailure | None = None
@@ -227,7 +233,11 @@ def _apply(args: argparse.Namespace) -> int:
     if failure is not None:
         print(f"lsp-edit: {not_written}", file=sys.stderr)
         return EXIT_USAGE
-    complete = bool(plan.changes) and all(change.succeeded for change in plan.changes)
+    complete = (
+        bool(plan.changes)
+        and not plan.unlisted_failures
+        and all(change.succeeded for change in plan.changes)
+    )
     return EXIT_OK if complete else EXIT_INCOMPLETE
 
 

@@ -212,6 +212,20 @@ def test_each_unclosed_fence_with_an_ast_path_is_reported_and_json_lists_them_al
     assert "the reply ended at line 300" in changes[-1]["message"]
 
 
+def test_blocks_not_read_after_a_hundred_changes_already_in_the_file_still_fail_the_reply(
+    project, tmp_path, capsys
+):
+    already = "notes.txt\n<<<<<<< SEARCH\nuno\n=======\ntwo\n>>>>>>> REPLACE\n\n" * 100
+    reply = already + "```python:Service-run\nvalue = 1\n" * 3
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
+    assert code == 1
+    assert out.startswith("No changes were applied.\n")
+    assert out.count("was already in the file") == 100
+    assert out.rstrip().endswith(
+        "  • … and 3 more, not listed here (`lsp-edit apply --json` lists every change)."
+    )
+
+
 def test_a_path_line_longer_than_any_path_is_prose(project, tmp_path, capsys):
     reply = "x" * 5000 + "\n" + SEARCH_ONE.split("\n", 1)[1]
     code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
