@@ -110,8 +110,23 @@ class Plan:
     changes: list[Change] = field(default_factory=list)
     files: dict[str, FileOutcome] = field(default_factory=dict)
     suggestions: list[ShellSuggestion] = field(default_factory=list)
-    # Blocks seen and not read as edits, named when a reply holds no edit at all
+    # Blocks seen and not read as edits, named when a reply holds no edit at all: the
+    # first `LISTED` of them, and how many there were (a reply may hold a million)
     ignored: list[IgnoredBlock] = field(default_factory=list)
+    ignored_count: int = 0
+    # Blocks that could not be read, only counted (see `Planner`'s `list_failures`)
+    unlisted_failures: int = 0
+
+    def ignore(self, block: IgnoredBlock) -> None:
+        """A block seen and not read as an edit."""
+        if self.ignored_count < LISTED:
+            self.ignored.append(block)
+        self.ignored_count += 1
+
+    def count_ignored(self, count: int) -> None:
+        """Blocks not read as edits that the reader only counted, past the first
+        `LISTED` (those it returned come before them in the reply)."""
+        self.ignored_count += count
 
 
 if TYPE_CHECKING:  # a type only
@@ -210,6 +225,8 @@ _KIND_NAMES = {
 
 def describe(block: ReplyItem) -> str:
     """The change as the summary names it (the mode separation plan's wording)."""
+    if isinstance(block, ParseProblem):
+        return f"Block at reply lines {block.span.start_line}-{block.span.end_line}"
     if isinstance(block, FencedEdit):
         target = block.target
         if isinstance(target, AstTarget):
@@ -244,8 +261,6 @@ def describe(block: ReplyItem) -> str:
         if isinstance(block, DeleteLines):
             return f"Deletion of lines {block.start_line}-{block.end_line}{where}"
         return f"Insertion {block.position} line {block.line}{where}"
-    if isinstance(block, ParseProblem):
-        return f"Block at reply lines {block.span.start_line}-{block.span.end_line}"
     if isinstance(block, IgnoredBlock):
         return f"The {block.block} at reply lines {block.span.start_line}-{block.span.end_line}"
     return f"Suggested command `{block.command}`"
@@ -262,11 +277,19 @@ class Planner:
         default_target: str | None = None,
         ids: Iterator[str] | None = None,
         reply: str | None = None,
+        list_failures: int | None = None,
     ) -> None:
         """`reply` is the reply's text, when the caller has it: a whole-file block that
         leaves out definitions the reply's prose names may have removed them on
-        purpose; without it, no definition counts as mentioned."""
+        purpose; without it, no definition counts as mentioned.
+
+        With `list_failures`, once that many changes failed (or were already in the
+        file), a block that could not be read is only counted
+        (`Plan.unlisted_failures`), not made a change: for a caller that lists no
+        more of them (the summary), a reply of half a million such blocks."""
         self.files = files
+        self._list_failures = list_failures
+        self._unapplied = 0  # changes recorded that failed or were already applied
         self.session = session
         self.default_target = default_target
         self._reply = reply
@@ -294,19 +317,42 @@ class Planner:
         """Places the items, returns the changes they made (suggestions are collected)."""
         made: list[Change] = []
         for item in items:
+            if isinstance(item, ParseProblem):  # first: a reply may hold half a million
+                if self._list_failures is not None and self._unapplied >= self._list_failures:
+                    self.plan.unlisted_failures += 1
+                    continue
+                self._record(self._problem(item), made)
+                continue
             if isinstance(item, ShellSuggestion):
                 self.plan.suggestions.append(item)
                 continue
             if isinstance(item, IgnoredBlock):
-                self.plan.ignored.append(item)
+                self.plan.ignore(item)
                 continue
-            change = self._place(item)
-            if change is not None:
-                self.plan.changes.append(change)
-                made.append(change)
+            placed = self._place(item)
+            if placed is not None:
+                self._record(placed, made)
         for relative in list(self._drafts):
             self._settle(relative)
         return made
+
+    def _record(self, change: Change, made: list[Change]) -> None:
+        self.plan.changes.append(change)
+        made.append(change)
+        if change.code or not change.succeeded:  # as the summary lists them
+            self._unapplied += 1
+
+    def _problem(self, problem: ParseProblem) -> Change:
+        """A block that could not be read: a failed change that says why."""
+        return Change(
+            next(self._ids),
+            describe(problem),
+            Status.FAILED,
+            file=problem.path,
+            message=problem.message,
+            code=problem.code,
+            span=problem.span,
+        )
 
     def _settle(self, relative: str) -> None:
         """The file's outcome made to hold what its draft holds (the draft is done)."""
@@ -339,7 +385,7 @@ class Planner:
             and item.target is None
             and not self.session.accepts_bare_fence(item)
         ):
-            self.plan.ignored.append(
+            self.plan.ignore(
                 IgnoredBlock(
                     item.span,
                     f"{FENCE}{item.tag} block",
@@ -348,11 +394,10 @@ class Planner:
                 )
             )
             return None
+        if isinstance(item, ParseProblem):
+            return self._problem(item)
         change = Change(id=next(self._ids), description=describe(item), status=Status.FAILED)
         change.span = item.span
-        if isinstance(item, ParseProblem):
-            change.code, change.message, change.file = item.code, item.message, item.path
-            return change
         if isinstance(item, FencedEdit):
             mismatch = self.session.check(item)
             if mismatch is not None:
@@ -639,26 +684,26 @@ def summary(plan: Plan, *, dry_run: bool = False, not_written: str | None = None
     lines = [_file_line(name, outcome, hypothetical) for name, outcome in plan.files.items()]
     lines = [line for line in lines if line]
     changes = plan.changes
-    if not changes:
+    if not changes and not plan.unlisted_failures:
         lines.append("No edit blocks were found in the reply.")
         ignored = (
             f"  • {describe(block)} was not read as an edit: {block.reason}."
             for block in plan.ignored
         )
-        lines += _listed(ignored, len(plan.ignored))
+        lines += _listed(ignored, plan.ignored_count, where="")  # `--json` lists changes
     else:
         if lines:
             lines.append("")
-        lines.append(_verdict(changes, hypothetical))
-        unapplied = [change for change in changes if not change.succeeded or change.code]
+        lines.append(_verdict(changes, hypothetical, plan.unlisted_failures))
+        unapplied = [change for change in changes if change.code or not change.succeeded]
         noted = [(change, note) for change in changes for note in change.notes]
         bullets = itertools.chain(
             map(_bullet, unapplied),
             (f"  • {change.description}: {note}" for change, note in noted),
         )
-        if unapplied or noted:
+        if unapplied or noted:  # (a failure only counted comes after a hundred listed)
             lines.append("")
-            lines += _listed(bullets, len(unapplied) + len(noted))
+            lines += _listed(bullets, len(unapplied) + len(noted) + plan.unlisted_failures)
     if dry_run:
         lines += ["", "(dry run: no file was written)"]
     if not_written is not None:
@@ -671,14 +716,15 @@ LISTED = 100
 as edits); a reply with more says how many it left out (`--json` lists them all)."""
 
 
-def _listed(bullets: Iterator[str], count: int) -> list[str]:
-    """The first `LISTED` of `count` bullets, and a line saying how many more there are."""
+_IN_JSON = " (`lsp-edit apply --json` lists every change)"
+
+
+def _listed(bullets: Iterator[str], count: int, where: str = _IN_JSON) -> list[str]:
+    """The first `LISTED` of `count` bullets, and a line saying how many more there are
+    (and `where` they are all listed)."""
     shown = list(itertools.islice(bullets, LISTED))
     if count > LISTED:
-        shown.append(
-            f"  • … and {count - LISTED:,} more, not listed here (`lsp-edit apply --json` "
-            "lists every change)."
-        )
+        shown.append(f"  • … and {count - LISTED:,} more, not listed here{where}.")
     return shown
 
 
@@ -698,10 +744,17 @@ def _file_line(name: str, outcome: FileOutcome, hypothetical: bool) -> str:
     return f"File '{name}' {has} {fate}. {now}"
 
 
-def _verdict(changes: Sequence[Change], hypothetical: bool) -> str:
-    placed = sum(1 for change in changes if change.status in (Status.APPLIED, Status.PENDING))
-    already = sum(1 for change in changes if change.code == "already_applied")
-    failed = len(changes) - placed - already
+_PLACED = (Status.APPLIED, Status.PENDING)
+
+
+def _verdict(changes: Sequence[Change], hypothetical: bool, unlisted_failures: int) -> str:
+    placed = already = 0
+    for change in changes:  # one pass: a reply may hold half a million changes
+        if change.status in _PLACED:
+            placed += 1
+        if change.code == "already_applied":
+            already += 1
+    failed = len(changes) - placed - already + unlisted_failures
     were = "would be" if hypothetical else "were"
     if failed and placed:
         return f"Some changes {were} applied."

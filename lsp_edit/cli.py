@@ -13,6 +13,7 @@ is reported in one line without a traceback.
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from lsp_edit import VERSION
 from lsp_edit.blocks import ReplyStream
 from lsp_edit.changes import (
     EDIT_MODES,
+    LISTED,
     Change,
     FileOutcome,
     Plan,
@@ -233,18 +235,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_apply(args: argparse.Namespace | SimpleNamespace) -> int:
+    # What start-up made is never garbage: the collector leaves it alone (and see
+    # `_read_and_place`), until a caller of `main` that goes on gets it back.
+    gc.freeze()
+    try:
+        return _apply(args)
+    finally:
+        gc.unfreeze()
+
+
+def _apply(args: argparse.Namespace | SimpleNamespace) -> int:
     root = Path(args.root)
     if not root.is_dir():
         raise UsageError(f"--root {args.root}: not a folder")
     reply = _read_reply(args.response)
     workspace = Workspace(root)
-    planner = Planner(workspace, Session(args.mode), default_target=args.target, reply=reply)
-    # Read in pieces, each piece's blocks placed before the next is read: a reply of
-    # a million blocks never holds them all at once (the items are the same).
-    stream = ReplyStream()
-    for start in range(0, len(reply), _PIECE):
-        planner.add(stream.feed(reply[start : start + _PIECE]))
-    planner.add(stream.finish())
+    planner = Planner(
+        workspace,
+        Session(args.mode),
+        default_target=args.target,
+        reply=reply,
+        list_failures=None if args.json else LISTED,  # `--json` lists every change
+    )
+    _read_and_place(reply, planner)
     plan = planner.plan
     failure: WriteFailure | None = None
     if not args.dry_run:
@@ -270,8 +283,34 @@ def run_apply(args: argparse.Namespace | SimpleNamespace) -> int:
     if failure is not None:
         print(f"lsp-edit: {not_written}", file=sys.stderr)
         return EXIT_USAGE
-    complete = bool(plan.changes) and all(change.succeeded for change in plan.changes)
+    complete = (
+        bool(plan.changes)
+        and not plan.unlisted_failures
+        and all(change.succeeded for change in plan.changes)
+    )
     return EXIT_OK if complete else EXIT_INCOMPLETE
+
+
+def _read_and_place(reply: str, planner: Planner) -> None:
+    """Reads the reply in pieces, each piece's blocks placed before the next is read:
+    a reply of a million blocks never holds them all at once (the items are the same).
+
+    Garbage collection waits meanwhile: reading and placing make few reference
+    cycles, while the collector would go over every change made so far again and
+    again (a third of the time of a reply of a million blocks). What they made is
+    kept to the end, so it is then left out of collection too."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        stream = ReplyStream(keep_ignored=LISTED)  # the summary lists no more
+        for start in range(0, len(reply), _PIECE):
+            planner.add(stream.feed(reply[start : start + _PIECE]))
+        planner.add(stream.finish())
+        planner.plan.count_ignored(stream.ignored_beyond)
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
 
 def _not_written(failure: WriteFailure) -> str:

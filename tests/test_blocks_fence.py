@@ -247,3 +247,27 @@ def test_json_block_that_is_not_operations_is_a_complete_json_file():
 def test_invalid_json_that_mentions_op_is_invalid_json():
     problem = only(f'{F}json\n{{"op": "delete_lines", \n{F}\n')
     assert problem.code == "invalid_json" and "not valid JSON" in problem.message
+
+
+def test_fences_naming_no_file_one_after_another_are_each_not_an_edit_until_one_names_a_file():
+    reply = f"{F}\n1\n{F}\n{F}\n\n{F}\n~~~\n2\n~~~\n{F}\nsrc/a.py\n{F}\n{F}python\nx = 1\n{F}\n"
+    items = parse_reply(reply)
+    assert [(type(item).__name__, item.span.start_line) for item in items] == [
+        ("IgnoredBlock", 1),
+        ("IgnoredBlock", 4),
+        ("IgnoredBlock", 7),
+        ("FencedEdit", 13),
+    ]
+    assert [item.block for item in items[:3]] == [f"{F} block", f"{F} block", "~~~ block"]
+    assert items[3].path == "src/a.py" and items[3].content == ("x = 1",)
+
+
+def test_each_targeted_fence_left_open_ends_where_the_next_one_opens():
+    reply = f"{F}python:A-run\nx = 1\n{F}python:B-run\ny = 2\n\n{F}python:C-run\nz\n{F}\n"
+    items = parse_reply(reply)
+    assert [(type(item).__name__, item.span.start_line, item.span.end_line) for item in items] == [
+        ("ParseProblem", 1, 2),
+        ("ParseProblem", 3, 5),
+        ("FencedEdit", 6, 8),
+    ]
+    assert "a new fence `" + F + "python:B-run` opened at line 3" in items[0].message

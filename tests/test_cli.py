@@ -182,6 +182,52 @@ def test_a_reply_without_edits_lists_the_first_hundred_blocks_not_read(project, 
     assert "  • … and 20 more, not listed here" in out
 
 
+def test_a_reply_of_many_fences_naming_no_file_says_how_many_were_not_read(
+    project, tmp_path, capsys
+):
+    reply = "".join(f"```\n{n:06d}\n```\n" for n in range(3000))
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
+    assert code == 1
+    assert out.count("was not read as an edit") == 100
+    assert "  • The ``` block at reply lines 298-300 was not read as an edit" in out
+    assert "  • … and 2,900 more, not listed here.\n" in out
+
+
+def test_each_unclosed_fence_with_an_ast_path_is_reported_and_json_lists_them_all(
+    project, tmp_path, capsys
+):
+    reply = "```python:Service-run\nvalue = 1\n" * 150
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
+    assert code == 1
+    bullets = [line for line in out.splitlines() if line.startswith("  • ")]
+    assert len(bullets) == 101 and bullets[-1].startswith("  • … and 50 more, not listed here")
+    assert bullets[1] == (
+        "  • Block at reply lines 3-4 was not applied: fenced block ````python:Service-run` "
+        "opened at reply line 3 was never closed (a new fence ````python:Service-run` opened at "
+        "line 5); it was skipped. Close it with a line `````."
+    )
+    code, out, _ = run(
+        capsys, "apply", write_reply(tmp_path, reply), "--root", str(project), "--json"
+    )
+    changes = json.loads(out)
+    assert len(changes) == 150 and {change["code"] for change in changes} == {"unclosed_block"}
+    assert "the reply ended at line 300" in changes[-1]["message"]
+
+
+def test_blocks_not_read_after_a_hundred_changes_already_in_the_file_still_fail_the_reply(
+    project, tmp_path, capsys
+):
+    already = "notes.txt\n<<<<<<< SEARCH\nuno\n=======\ntwo\n>>>>>>> REPLACE\n\n" * 100
+    reply = already + "```python:Service-run\nvalue = 1\n" * 3
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
+    assert code == 1
+    assert out.startswith("No changes were applied.\n")
+    assert out.count("was already in the file") == 100
+    assert out.rstrip().endswith(
+        "  • … and 3 more, not listed here (`lsp-edit apply --json` lists every change)."
+    )
+
+
 def test_a_path_line_longer_than_any_path_is_prose(project, tmp_path, capsys):
     reply = "x" * 5000 + "\n" + SEARCH_ONE.split("\n", 1)[1]
     code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_edit.blocks import ReplyStream, parse_reply
-from lsp_edit.blocks.model import AnchoredEdit, FencedEdit, ParseProblem, ReplySpan
+from lsp_edit.blocks.model import AnchoredEdit, FencedEdit, IgnoredBlock, ParseProblem, ReplySpan
 
 F = "```"
 
@@ -49,6 +49,17 @@ FRAGMENTS = [
     "a.rst\n<<<<<<< SEARCH\nT\n=======\nx\n=======\nT\n=======\ny\n=======\n>>>>>>> REPLACE\n",
     f"{F}python\n<<<<<<< SEARCH\na\n=======\nb\n=======\n{F}\n",
     "b.py\n<<<<<<< SEARCH\na\n=======\nb\n=======\n\n",
+    f"{F}\n000001\n{F}\n",
+    f"{F}\n\nsrc/a.py\n\n{F}\n",
+    f"{F}\n// src/a.ts\nx\n{F}\n",
+    "~~~\nMakefile\n~~~\n",
+    f"~~~\n{F}\n~~~\n",
+    f"{F}\nx\n{F}`\n",
+    f"{F}python:Service-run\nvalue = 1\n",
+    f"{F}python:7\nvalue = 1\n",
+    f"~~~\n{F}\n",
+    f"~~~python:A-b\n{F}python:A-c\nx\n",
+    f"{F}\n~~~python\nx\n~~~\n{F}\n",
 ]
 
 
@@ -251,3 +262,20 @@ def test_the_stream_says_whether_a_block_is_open_so_a_closing_line_can_complete_
     assert stream.in_block
     stream.feed("b\n>>>>>>> REPLACE\n")
     assert not stream.in_block
+
+
+@pytest.mark.parametrize("line_by_line", [False, True])
+def test_a_stream_keeping_a_few_blocks_not_read_as_edits_counts_the_rest(line_by_line):
+    reply = (
+        f"{F}\n1\n{F}\n" * 3
+        + f"{F}bash\nls\n{F}\n"
+        + "src/x.py\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
+        + f"{F}\n2\n{F}\n" * 4
+    )
+    stream = ReplyStream(keep_ignored=2)
+    pieces = reply.splitlines(keepends=True) if line_by_line else [reply]
+    items = [item for piece in pieces for item in stream.feed(piece)] + stream.finish()
+    every = parse_reply(reply)
+    ignored = [item for item in every if isinstance(item, IgnoredBlock)]
+    assert len(ignored) == 8 and stream.ignored_beyond == 6
+    assert items == [item for item in every if item in ignored[:2] or item not in ignored]

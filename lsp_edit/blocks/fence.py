@@ -34,6 +34,7 @@ written into a file.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from lsp_edit.blocks.markers import is_block_opener, is_patch_file_header
@@ -44,6 +45,7 @@ from lsp_edit.blocks.model import (
     IgnoredBlock,
     LineRangeTarget,
     ParseProblem,
+    ReplySpan,
     ShellSuggestion,
 )
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
@@ -69,6 +71,7 @@ SHELL_TAGS = frozenset(
     | {"cmd", "bat", "batch", "powershell", "ps1", "pwsh"}
 )
 DIFF_TAGS = frozenset({"diff", "patch", "udiff"})
+_DIFF_STARTS = frozenset("dpuDPU")  # the first letters of DIFF_TAGS, either case
 AST_ACTIONS: tuple[AstAction, ...] = ("before", "after", "remove")
 OPENER = r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)"
 """A line that may open a fence, for `opener` (as a pattern for `stream.py`)."""
@@ -82,14 +85,38 @@ _GIT_COMMAND = LazyPattern(r"\s*(?:\$\s*)?(git\s+\S.*?)\s*")
 # Lines a fenced block must look at: fence lines (its closer, or the next
 # targeted opener); in a shell block git commands; in a block that may wrap
 # others, block openers and diff headers.
-# A whole block after its opener: content lines, then a fence line (the closer if
-# its fence matches); in a block that may wrap others, no opener or diff header.
-_CLOSING = rf"(?P<closer>{FENCE_LINE}[`~]*[ \t]*)\n"
-_WHOLE = LazyPattern(rf"(?P<content>(?:(?!{FENCE_LINE}).*\n)*+){_CLOSING}")
-_WHOLE_UNWRAPPED = LazyPattern(
-    rf"(?P<content>(?:(?!{FENCE_LINE}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- ))"
-    rf".*\n)*+){_CLOSING}"
-)
+# A whole block after its opener, by its fence's character: content lines, then a
+# fence line of that character (the closer if its fence matches, or in a targeted
+# block the next targeted opener); in a block that may wrap others, no opener or
+# diff header. A fence line of the other character is content: only the block's
+# own can close it, open a level inside it or name its file (see `take`).
+_OWN_FENCE = {"`": r"[ \t]*```", "~": r"[ \t]*~~~"}
+
+
+def _content(fence: str, wrapped: bool) -> str:
+    if not wrapped:
+        return rf"(?P<content>(?:(?!{fence}).*\n)*+)"
+    return (
+        rf"(?P<content>(?:(?!{fence}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- ))"
+        rf".*\n)*+)"
+    )
+
+
+_WHOLE = {
+    char: LazyPattern(rf"{_content(fence, False)}(?P<fence_line>{fence}.*)\n")
+    for char, fence in _OWN_FENCE.items()
+}
+_WHOLE_UNWRAPPED = {
+    char: LazyPattern(rf"{_content(fence, True)}(?P<fence_line>{fence}.*)\n")
+    for char, fence in _OWN_FENCE.items()
+}
+# A fence with no tag, read whole (see `read_untagged_run`)
+_UNTAGGED_WHOLE = {
+    char: LazyPattern(rf"{char * 3}\n{_content(fence, True)}{char * 3}\n")
+    for char, fence in _OWN_FENCE.items()
+}
+_UNTAGGED_OPENERS = frozenset({"```", "~~~"})
+_NAMES_NO_FILE = "it has no language tag and names no file"
 _NOT_CONTENT = Plain(LazyPattern(rf"^{FENCE_LINE}", re.MULTILINE))
 _NOT_SHELL = Plain(
     LazyPattern(
@@ -233,11 +260,10 @@ class FenceOpener(NamedTuple):
     info: str
 
     def closed_by(self, raw: str) -> bool:
-        match = _CLOSER.fullmatch(raw)
-        if match is None:
-            return False
-        fence = match.group("fence")
-        return fence[0] == self.char and len(fence) >= self.length
+        """`raw` is a fence of our character, at least as long, with nothing else
+        but spaces and tabs (as `_CLOSER` reads it, without a match per line)."""
+        fence = raw.strip(" \t")
+        return len(fence) >= self.length and not fence.lstrip(self.char)
 
     def dedent(self, raw: str) -> str:
         if not self.indent:
@@ -256,6 +282,13 @@ def match_opener(raw: str) -> FenceOpener | None:
     return opener(match["indent"], match["fence"], match["info"])
 
 
+@lru_cache(maxsize=256)
+def line_opener(raw: str) -> FenceOpener | None:
+    """`match_opener`, remembered for the lines a reply repeats (```` ``` ````,
+    ```` ```python ````)."""
+    return match_opener(raw)
+
+
 def opener(indent: str, fence: str, info: str) -> FenceOpener | None:
     """The fence a line matching `OPENER` opens, from its groups (a backtick fence's
     info string may not hold a backtick)."""
@@ -268,6 +301,8 @@ def opener(indent: str, fence: str, info: str) -> FenceOpener | None:
 def is_diff_tag(info: str) -> bool:
     """```` ```diff ````, ```` ```patch ```` or ```` ```udiff ````: content is read as
     a unified diff or a V4A patch."""
+    if info.lstrip()[:1] not in _DIFF_STARTS:
+        return False
     words = info.split()
     return bool(words) and words[0].lower() in DIFF_TAGS
 
@@ -318,19 +353,21 @@ class FenceBlock:
     names_path: str | None = None  # a fence holding only a path names it
     _pending_minus: ReplyLine | None = None
     _inner_line = 0  # the first fence opened inside this one
+    next_opener: FenceOpener | None = None  # read whole, it ended where this one opens
     suggested = False  # a shell block gave git commands
 
     def __init__(
         self,
         opener: FenceOpener,
-        line: ReplyLine,
+        start: int,
         path: str | None,
         emit: Emit,
         *,
         path_if_exists: bool = False,
     ) -> None:
+        """`start` is the reply line of the opening fence."""
         self.opener = opener
-        self.start = line.number
+        self.start = start
         self.emit = emit
         self.content: list[str] = []
         self._nested: list[int] = []  # the length of each fence open inside this one
@@ -384,9 +421,7 @@ class FenceBlock:
                     self._pending_minus = ReplyLine(text, line.number, raw)
                     return Step.CONTINUE
         elif self.target is not None and self._opens_next_edit(raw):
-            self._report_unclosed(
-                line.number - 1, f"a new fence `{raw.strip()}` opened at line {line.number}"
-            )
+            self._report_next_opener(raw, line.number)
             return Step.REDO
         if self._path_then_fence(raw):
             return Step.REDO
@@ -432,17 +467,32 @@ class FenceBlock:
                         self._nested.append(length)
 
     def read_whole(self, text: str, pos: int, end: int) -> int:
+        """Reads the block from `text[pos:end]` when its end is there and nothing in
+        it needs reading line by line: up to its closing fence, or in a targeted
+        block up to the next targeted opener (the block is then reported unclosed,
+        and reading resumes at that opener, as `take` would have it). Returns where
+        reading stopped, -1 when the lines must go through `take`."""
         if self.is_shell:
             return -1
-        match = (_WHOLE_UNWRAPPED if self.can_wrap else _WHOLE).match(text, pos, end)
-        if match is None or not self.opener.closed_by(match["closer"]):
+        whole = _WHOLE_UNWRAPPED if self.can_wrap else _WHOLE
+        match = whole[self.opener.char].match(text, pos, end)
+        if match is None:
+            return -1
+        fence_line = match["fence_line"]
+        closes = self.opener.closed_by(fence_line)
+        if not closes and (self.target is None or not self._opens_next_edit(fence_line)):
             return -1
         written = match["content"]
         content = split_block(written)
         self.take_plain(content, self.start + 1)
+        last = self.start + len(content)
+        if not closes:
+            self._report_next_opener(fence_line, last + 1)
+            self.next_opener = line_opener(fence_line)
+            return match.start("fence_line")
         # the lines as one text, to look for markers in, when they are the content as is
         plain = not self.opener.indent and not written.startswith("\ufeff")
-        self._close(self.start + len(content) + 1, written if plain else None)
+        self._close(last + 1, written if plain else None)
         return match.end()
 
     def end(self, last_line: int) -> None:
@@ -498,11 +548,11 @@ class FenceBlock:
         """A fence opener with an edit target, as long as ours, inside a targeted
         block: our closing fence is missing (as Markdown has it, the opener would
         be content and the next block's closing fence would end ours)."""
-        opener = match_opener(raw)
-        if opener is None or opener.char != self.opener.char or opener.length < self.opener.length:
-            return False
-        parsed = parse_fence_tag(opener.info)
-        return not isinstance(parsed, TagError) and parsed[1] is not None
+        return _opens_next_edit(self.opener, line_opener(raw))
+
+    def _report_next_opener(self, raw: str, number: int) -> None:
+        """The fence line `raw` at reply line `number` opens the next targeted block."""
+        self._report_unclosed(number - 1, f"a new fence `{raw.strip()}` opened at line {number}")
 
     def _close(self, end: int, written: str | None = None) -> None:
         """The block ended at reply line `end`; `written` is its content as one text,
@@ -522,7 +572,7 @@ class FenceBlock:
                 return
             path = comment_path(self.content[0]) if self.content else None
         if not self.language and path is None:
-            self._ignore(end, "it has no language tag and names no file")
+            self._ignore(end, _NAMES_NO_FILE)
             return
         without_bom(self.content)
         if self._refused_for_markers(end, path, written):
@@ -561,21 +611,11 @@ class FenceBlock:
     def _names_a_path(self) -> bool:
         """A fence holding only a file path (DeepSeek writes the path fenced, then
         the block in a second fence): it names the next block's file."""
-        first = None
-        for line in self.content:
-            if line.strip():
-                if first is not None:
-                    return False
-                first = line
-        if first is None:
-            return False
-        self.names_path = path_or_none(first)
+        self.names_path = _only_path(self.content)
         return self.names_path is not None
 
     def _ignore(self, end: int, reason: str) -> None:
-        fence = self.opener.char * self.opener.length
-        tag = self.opener.info.split()[0] if self.opener.info else ""
-        self.emit(IgnoredBlock(span(self.start, end), f"{fence}{tag} block", reason))
+        self.emit(IgnoredBlock(span(self.start, end), _block_name(self.opener), reason))
 
     def _json(self, end: int) -> bool:
         """Operations in a ```json block; False when the block is an ordinary JSON file."""
@@ -610,17 +650,126 @@ class FenceBlock:
         )
 
     def _report_unclosed(self, end: int, reason: str, closer: str | None = None) -> None:
-        fence = self.opener.char * self.opener.length
-        self.emit(
-            ParseProblem(
-                span(self.start, end),
-                "unclosed_block",
-                f"fenced block `{fence}{self.opener.info}` opened at reply line {self.start} was "
-                f"never closed ({reason}); it was skipped. Close it with a line "
-                f"`{closer or fence}`.",
-                self.path,
-            )
-        )
+        self.emit(_unclosed(self.opener, self.start, end, reason, self.path, closer))
+
+
+def _unclosed(
+    opener: FenceOpener, start: int, end: int, reason: str, path: str | None, closer: str | None
+) -> ParseProblem:
+    """The problem of a block opened by `opener` at reply line `start`, never closed."""
+    fence = opener.char * opener.length
+    return ParseProblem(
+        span(start, end),
+        "unclosed_block",
+        f"fenced block `{fence}{opener.info}` opened at reply line {start} was never closed "
+        f"({reason}); it was skipped. Close it with a line `{closer or fence}`.",
+        path,
+    )
+
+
+def _opens_next_edit(opener: FenceOpener, following: FenceOpener | None) -> bool:
+    """`following`, inside a block opened by `opener`, opens the next targeted one
+    (see `FenceBlock._opens_next_edit`)."""
+    if following is None or following.char != opener.char or following.length < opener.length:
+        return False
+    tag = _read_tag(following.info)
+    return tag.error is None and tag.target is not None
+
+
+def read_targeted_run(
+    text: str, pos: int, end: int, number: int, opener: FenceOpener, emit: Emit
+) -> tuple[int, int]:
+    """Fences with an edit target, each left open where the next one opens, from
+    the line at `text[pos:end]` that `opener` opens (the fence a targeted block ran
+    into, so nothing before it names a file): each is reported unclosed, as
+    `FenceBlock` reports it, in one loop (a reply may hold half a million). `number`
+    is the reply line before `pos`. Stops at the first fence that is anything else,
+    or whose end has not arrived yet; returns where, and the reply line read last."""
+    whole = _WHOLE[opener.char].match  # the next opener has the same character
+    while True:
+        match = whole(text, text.index("\n", pos, end) + 1, end)
+        if match is None:
+            break
+        fence_line = match["fence_line"]
+        following = line_opener(fence_line)
+        # (a fence line that opens a targeted block has a tag, so it closes nothing;
+        # a reply repeats its fence lines, and each is one opener: see `line_opener`)
+        if following is not opener and not _opens_next_edit(opener, following):
+            break
+        assert following is not None
+        start = number + 1
+        number = start + match["content"].count("\n")
+        reason = f"a new fence `{fence_line.strip()}` opened at line {number + 1}"
+        emit(_unclosed(opener, start, number, reason, None, None))
+        pos = match.start("fence_line")
+        opener = following
+    return pos, number
+
+
+def _only_path(lines: list[str]) -> str | None:
+    """The path a fence names when it holds nothing else (one line that is a path,
+    blank lines aside)."""
+    first = None
+    for line in lines:
+        if line.strip():
+            if first is not None:
+                return None
+            first = line
+    return path_or_none(first)
+
+
+def read_untagged_run(
+    text: str, pos: int, end: int, number: int, emit: Emit, keeps: Callable[[], bool] | None
+) -> tuple[int, int]:
+    """Fences with no tag (```` ``` ```` or `~~~` lines alone), one right after
+    another from `text[pos:end]`, none of them naming a file, where nothing before
+    the first names one: each is reported as `FenceBlock` reports it (not an edit),
+    in one loop, as a reply may hold a million of them. `number` is the reply line
+    before `pos`; `keeps` says whether each is made and emitted (None: all are).
+    Stops before the first fence that is anything else, or not whole yet; returns
+    where, and the reply line read last."""
+    patterns, names = _UNTAGGED_WHOLE, _UNTAGGED_BLOCK_NAMES
+    block, span = IgnoredBlock, ReplySpan  # (locals: a reply may hold a million)
+    while True:
+        char = text[pos : pos + 1]
+        whole = patterns.get(char)
+        match = None if whole is None else whole.match(text, pos, end)
+        if match is None:
+            break
+        written = match["content"]
+        count = written.count("\n")
+        if count == 1:  # the one line neither is a path nor a comment naming one
+            line = written[:-1]
+            if line.strip() and (path_or_none(line) or comment_path(line)) is not None:
+                break
+        elif count:
+            lines = split_block(written)
+            if _only_path(lines) is not None or comment_path(lines[0]) is not None:
+                break
+        start = number + 1
+        number = start + count + 1
+        if keeps is None or keeps():
+            emit(block(span(start, number), names[char], _NAMES_NO_FILE))
+        pos = match.end()
+    return pos, number
+
+
+def is_untagged(fence_line: str) -> bool:
+    """```` ``` ```` or `~~~` alone: where `read_untagged_run` may start."""
+    return fence_line in _UNTAGGED_OPENERS
+
+
+@lru_cache(maxsize=256)
+def _block_name(opener: FenceOpener) -> str:
+    """`` ```bash block ``, for a block not read as an edit (one text per tag: a
+    reply may hold a million such blocks)."""
+    tag = opener.info.split()[0] if opener.info else ""
+    return f"{opener.char * opener.length}{tag} block"
+
+
+_UNTAGGED_BLOCK_NAMES = {
+    fence[0]: _block_name(FenceOpener(0, fence[0], 3, "")) for fence in _UNTAGGED_OPENERS
+}
 
 
 def _first_marker(text: str) -> tuple[int, str] | None:

@@ -71,7 +71,10 @@ def is_transparent(stripped: str) -> bool:
     return stripped.startswith(("```", "~~~")) or is_tag_fence(stripped) or stripped in _ELLIPSIS
 
 
-@record
+_NO_PATH = FencePath(None)
+
+
+@record(slots=True)
 class Lookback:
     """`line` is the nearest prose line before the current one (None: none, or
     the previous block ended there); `chain` the path of the block that ended
@@ -144,7 +147,7 @@ class Lookback:
         (`Here is the new version of `a.txt`:`, as aider's whole-file format has it)."""
         line = self.line
         if line is None or len(line) > LONGEST_PATH:
-            return FencePath(None)
+            return _NO_PATH
         found = comment_path(line) or path_or_none(line)
         if found is not None:
             return FencePath(found)
@@ -155,4 +158,4 @@ class Lookback:
         mentioned = {path for path in map(path_or_none, _CODE_SPAN.findall(line)) if path}
         if len(mentioned) == 1:
             return FencePath(mentioned.pop(), if_exists=True)
-        return FencePath(None)
+        return _NO_PATH

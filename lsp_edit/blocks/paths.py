@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from lsp_edit.values import value
+from lsp_edit.patterns import LazyPattern
+from lsp_edit.values import NamedTuple
 
 _HEADING = re.compile(r"^#{1,6}\s+")
 _LABEL = re.compile(r"^[*_]*(?:file|filename|file name|filepath|path)\s*:[*_]*\s*", re.IGNORECASE)
@@ -20,11 +21,13 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9_+-]*[A-Za-z][A-Za-z0-9_+-]*$")
 _QUOTES = "\"'"
 _DECORATED = "#*_`\"'"  # first characters of the decorations removed below
 _SPACE = re.compile(r"\s")
+_LETTER = LazyPattern(r"[A-Za-z]")
 _NOT_IN_PATHS = re.compile(r'[<>|"?*]')  # markup (`</div>`), globs, shell
 # A comment holding only a path: `// src/x.ts`, `<!-- index.html -->`, `/* a.css */`
 _COMMENT = re.compile(
     r"(?://+|--|;+|#+)\s*(?P<a>\S.*?)\s*|<!--\s*(?P<b>.*?)\s*-->|/\*\s*(?P<c>.*?)\s*\*/"
 )
+_COMMENT_STARTS = frozenset("/-;#<")  # what a line `_COMMENT` matches starts with
 
 LONGEST_PATH = 4096
 """No path a reply names is longer (Linux's PATH_MAX): a longer line is prose."""
@@ -80,19 +83,24 @@ _SOURCE_EXTENSIONS = """
 SOURCE_EXTENSIONS = frozenset(_SOURCE_EXTENSIONS.split())
 
 
-@value
-class PathLine:
+class PathLine(NamedTuple):
     """A cleaned path line: `quoted` when the whole path was in backticks or
-    quotes, where spaces are part of the path rather than a sign of prose."""
+    quotes, where spaces are part of the path rather than a sign of prose (a tuple:
+    one is made for many lines of a reply)."""
 
     path: str
     quoted: bool
 
 
+def _has_label(text: str) -> bool:
+    """`File: ...` and the like (a label ends in a colon)."""
+    return ":" in text and _LABEL.match(text) is not None
+
+
 def clean_path(line: str) -> str:
     """`clean_path_line(line).path`."""
     text = line.strip().lstrip("\ufeff")
-    if text[:1] not in _DECORATED and text[-1:] != ":" and _LABEL.match(text) is None:
+    if text[:1] not in _DECORATED and text[-1:] != ":" and not _has_label(text):
         return text  # nothing to remove (`clean_path_line` would agree)
     return clean_path_line(line).path
 
@@ -100,7 +108,7 @@ def clean_path(line: str) -> str:
 def clean_path_line(line: str) -> PathLine:
     """Strips the decoration around a path; the result may be empty."""
     text = line.strip().lstrip("\ufeff")
-    if text[:1] not in _DECORATED and text[-1:] != ":" and _LABEL.match(text) is None:
+    if text[:1] not in _DECORATED and text[-1:] != ":" and not _has_label(text):
         return PathLine(text, False)  # nothing to remove (the loop below would agree)
     quoted = False
     for _ in range(8):
@@ -141,6 +149,12 @@ def path_or_none(line: str | None) -> str | None:
     """The path a line names, if it looks like a path once cleaned."""
     if line is None:
         return None
+    if "/" not in line and "." not in line and "\\" not in line:
+        # then only a well-known name is a path (and every one of them is): letters
+        if _LETTER.search(line) is None:
+            return None
+        text = clean_path(line)
+        return text if text in KNOWN_NAMES else None
     cleaned = clean_path_line(line)
     return cleaned.path if looks_like_path(cleaned) else None
 
@@ -148,7 +162,10 @@ def path_or_none(line: str | None) -> str | None:
 def comment_path(line: str) -> str | None:
     """The path a comment line names (`# app/utils.py`, `// src/x.ts`,
     `<!-- index.html -->`), if it holds nothing else."""
-    match = _COMMENT.fullmatch(line.strip())
+    stripped = line.strip()
+    if stripped[:1] not in _COMMENT_STARTS:
+        return None
+    match = _COMMENT.fullmatch(stripped)
     if match is None:
         return None
     return path_or_none(match["a"] or match["b"] or match["c"] or "")

@@ -137,7 +137,7 @@ def without_bom(lines: list[str]) -> list[str]:
 
 def span(start: int, end: int) -> ReplySpan:
     """A span that is never inverted (an empty block ends where it starts)."""
-    return ReplySpan(start, max(start, end))
+    return ReplySpan(start, end if end > start else start)
 
 
 def where(start: int, end: int) -> str:

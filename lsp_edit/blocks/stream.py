@@ -17,6 +17,7 @@ lookback.py and docs/formats.md).
 
 from __future__ import annotations
 
+import gc
 import re
 
 from lsp_edit.blocks import common_prefix, search_replace, unified_diff, v4a
@@ -27,8 +28,11 @@ from lsp_edit.blocks.fence import (
     FenceOpener,
     Wrapper,
     is_diff_tag,
+    is_untagged,
+    line_opener,
     match_opener,
-    opener,
+    read_targeted_run,
+    read_untagged_run,
 )
 from lsp_edit.blocks.lookback import Gap, Lookback
 from lsp_edit.blocks.markers import (
@@ -40,7 +44,7 @@ from lsp_edit.blocks.markers import (
     is_patch_opener,
     is_search_opener,
 )
-from lsp_edit.blocks.model import ParseProblem, ReplyItem
+from lsp_edit.blocks.model import IgnoredBlock, ParseProblem, ReplyItem
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
 from lsp_edit.blocks.scanner import (
     Plain,
@@ -62,8 +66,18 @@ if TYPE_CHECKING:
 
 def parse_reply(text: str) -> list[ReplyItem]:
     """Every block, shell suggestion and problem in a whole reply, in reply order."""
-    stream = ReplyStream()
-    return stream.feed(text) + stream.finish()
+    collecting = gc.isenabled()
+    # Reading makes no reference cycles, while the collector would go over every item
+    # made so far again and again: a third of the time of a reply of a million blocks.
+    gc.disable()
+    try:
+        stream = ReplyStream()
+        items = stream.feed(text)
+        items += stream.finish()  # in place: the items may be a million
+        return items
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class ReplyStream:
@@ -73,12 +87,16 @@ class ReplyStream:
     endings, so this changes nothing a parser sees); a partial last line waits
     for its ending, as does a `\r` at the very end of a piece: the next piece
     may start with the `\n` of the same `\r\n`.
+
+    With `keep_ignored`, at most that many blocks not read as edits are returned
+    (`IgnoredBlock` items); the rest are only counted, in `ignored_beyond`: a caller
+    that lists a few of them need not have a million made.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_ignored: int | None = None) -> None:
         self._pieces: list[str] = []  # the partial last line, `\n`-terminated lines never
         self._held_cr = False
-        self._machine = _Machine()
+        self._machine = _Machine(keep_ignored)
         self._finished = False
         self._started = False
 
@@ -117,6 +135,11 @@ class ReplyStream:
     def in_block(self) -> bool:
         """Whether a block is open: only then can the next line complete one."""
         return self._machine.in_block
+
+    @property
+    def ignored_beyond(self) -> int:
+        """The blocks not read as edits that were only counted (see `keep_ignored`)."""
+        return self._machine.ignored_beyond
 
     def finish(self) -> list[ReplyItem]:
         """The reply is complete: returns the remaining items, including a
@@ -211,8 +234,10 @@ class _Machine:
     """Reads complete lines; owns the open block, the wrapping fence and the few
     lines of history that paths are read from."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_ignored: int | None = None) -> None:
         self._items: list[ReplyItem] = []
+        self._keep_ignored = keep_ignored  # how many more `IgnoredBlock`s to return
+        self.ignored_beyond = 0  # and how many were only counted
         self._number = 0
         self._block: BlockParser | None = None
         self._wrapper: Wrapper | None = None
@@ -231,9 +256,20 @@ class _Machine:
         return self._block is not None or self._wrapper is not None or self._json is not None
 
     def emit(self, item: ReplyItem) -> None:
-        self._items.append(item)
+        if self._keep_ignored is None or not isinstance(item, IgnoredBlock) or self._keeps():
+            self._items.append(item)
         if self._wrapper is not None:
             self._wrapper.found += 1
+
+    def _keeps(self) -> bool:
+        """Whether one more block not read as an edit is returned, else counted."""
+        if self._keep_ignored is None:
+            return True
+        if self._keep_ignored > 0:
+            self._keep_ignored -= 1
+            return True
+        self.ignored_beyond += 1
+        return False
 
     def read(self, text: str, end: int) -> None:
         """Reads the lines of `text[:end]`, each ending in `\n`.
@@ -297,9 +333,19 @@ class _Machine:
         if start == end:
             return end
         kind = match.lastgroup
+        after = match.end()
+        if kind == "fence_line":
+            raw = match[kind]
+            fence = line_opener(raw)
+            if is_untagged(raw) and self._look.line is None:
+                # nothing before names a file: a run of fences naming none, at once
+                stop = self._read_untagged(text, start, end)
+                if stop > start:
+                    self._look = Lookback()
+                    return stop
+            return self._open_fence_at(text, start, after, end, fence)
         stop = -1
         number = self._number + 1
-        after = match.end()
         if kind == "search":
             path = self._look.block_path()
             stop = search_replace.read_whole(text, after, end, number, path, self.emit)
@@ -326,9 +372,6 @@ class _Machine:
             stop = unified_diff.read_whole(text, after, end, minus, self.emit)
             if stop >= 0:
                 self._look = Lookback()
-        elif kind == "fence_line":
-            found = opener(match["indent"], match["fence"], match["info"])
-            return self._open_fence_at(text, start, after, end, found)
         if stop < 0:
             return self._open(text, start, end)
         self._number += text.count("\n", start, stop)
@@ -383,7 +426,7 @@ class _Machine:
         elif raw.startswith("--- "):
             block = UnifiedDiff.from_minus(line, self.emit)
         elif first in ("`", "~") and self._wrapper is None:
-            return self._open_fence_at(text, pos, newline + 1, end, match_opener(raw))
+            return self._open_fence_at(text, pos, newline + 1, end, line_opener(raw))
         else:
             self.line(raw)
             return newline + 1
@@ -391,6 +434,15 @@ class _Machine:
         self._number = number
         self._last = raw
         return newline + 1
+
+    def _read_untagged(self, text: str, pos: int, end: int) -> int:
+        """A run of fences naming no file, from `pos` (see `read_untagged_run`)."""
+        keeps = None if self._keep_ignored is None else self._keeps
+        # outside wrappers: `emit` would count the items for none
+        stop, self._number = read_untagged_run(
+            text, pos, end, self._number, self._items.append, keeps
+        )
+        return stop
 
     def _open_fence_at(
         self, text: str, pos: int, after: int, end: int, fence: FenceOpener | None
@@ -404,13 +456,18 @@ class _Machine:
             self.line(raw)
             return after
         number = self._number + 1
-        line = ReplyLine(raw, number, raw)
         path, if_exists = self._look.fence_path()
-        block = FenceBlock(fence, line, path, self.emit, path_if_exists=if_exists)
+        block = FenceBlock(fence, number, path, self.emit, path_if_exists=if_exists)
         stop = block.read_whole(text, after, end)
         if stop >= 0:
             self._number += text.count("\n", pos, stop)
             self._closed(block)
+            following = block.next_opener
+            if following is not None:
+                # it ran into the next targeted fence, which may run into the next: at once
+                stop, self._number = read_targeted_run(
+                    text, stop, end, self._number, following, self._items.append
+                )
             return stop
         self._look.note(raw)  # a fence line: what lies before stays the same
         self._block = block
@@ -552,7 +609,7 @@ class _Machine:
 
     def _fence_block(self, opener: FenceOpener, line: ReplyLine) -> FenceBlock:
         path, if_exists = self._look.fence_path()
-        block = FenceBlock(opener, line, path, self.emit, path_if_exists=if_exists)
+        block = FenceBlock(opener, line.number, path, self.emit, path_if_exists=if_exists)
         self._look.note(line.text)  # a fence line: what lies before stays the same
         return block
 
@@ -583,9 +640,10 @@ class _Machine:
     def _closed(self, block: BlockParser) -> None:
         """A block ended: a SEARCH/REPLACE or `««« EDIT` block's path carries over to
         the next block; a fence holding only a path names the next block's file."""
-        if isinstance(block, SearchReplaceBlock | CommonPrefixBlock) and block.completed:
+        if isinstance(block, FenceBlock):
+            named = block.names_path
+            self._look = Lookback() if named is None else Lookback(named, Gap.FENCES)
+        elif isinstance(block, SearchReplaceBlock | CommonPrefixBlock) and block.completed:
             self._look = Lookback(chain=block.path)
-        elif isinstance(block, FenceBlock) and block.names_path is not None:
-            self._look = Lookback(block.names_path, Gap.FENCES)
         else:
             self._look = Lookback()
