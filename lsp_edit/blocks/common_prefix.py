@@ -32,9 +32,9 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
+    emit_halves,
     for_path,
     span,
-    split_block,
     where,
     without_bom,
 )
@@ -173,14 +173,4 @@ def read_whole(text: str, pos: int, end: int, start: int, path: BlockPath, emit:
     match = _WHOLE.match(text, pos, end)
     if match is None:
         return -1
-    old = without_bom(split_block(match["old"]))
-    new = without_bom(split_block(match["new"]))
-    emit(
-        AnchoredEdit(
-            span(start, start + len(old) + len(new) + 2),
-            path.path,
-            "common_prefix",
-            (Hunk(tuple(old), tuple(new)),),
-        )
-    )
-    return match.end()
+    return emit_halves(match, start, path.path, "common_prefix", emit)

@@ -18,13 +18,15 @@ import re
 from collections.abc import Callable
 from enum import Enum
 
-from lsp_edit.blocks.model import ReplyItem, ReplySpan
+from lsp_edit.blocks.model import AnchoredEdit, Hunk, ReplyItem, ReplySpan
 from lsp_edit.patterns import LazyPattern
 from lsp_edit.values import NamedTuple, value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
     from typing import Protocol
+
+    from lsp_edit.blocks.model import AnchoredFormat
 
 Emit = Callable[[ReplyItem], None]
 
@@ -138,6 +140,24 @@ def without_bom(lines: list[str]) -> list[str]:
 def span(start: int, end: int) -> ReplySpan:
     """A span that is never inverted (an empty block ends where it starts)."""
     return ReplySpan(start, end if end > start else start)
+
+
+def emit_halves(
+    match: re.Match[str], start: int, path: str | None, kind: AnchoredFormat, emit: Emit
+) -> int:
+    """Reports a two-half block read whole by `match` (its `old` and `new` groups),
+    whose opener is reply line `start`, as one hunk; returns where the match ends."""
+    old = without_bom(split_block(match["old"]))
+    new = without_bom(split_block(match["new"]))
+    emit(
+        AnchoredEdit(
+            span(start, start + len(old) + len(new) + 2),
+            path,
+            kind,
+            (Hunk(tuple(old), tuple(new)),),
+        )
+    )
+    return match.end()
 
 
 def where(start: int, end: int) -> str:

@@ -42,9 +42,9 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
+    emit_halves,
     for_path,
     span,
-    split_block,
     where,
     without_bom,
 )
@@ -197,18 +197,8 @@ def read_whole(text: str, pos: int, end: int, start: int, path: BlockPath, emit:
     match = _WHOLE.match(text, pos, end)
     if match is None:
         return -1
-    old = without_bom(split_block(match["old"]))
-    new = without_bom(split_block(match["new"]))
     # no divider in the REPLACE half: the block is read one way only
-    emit(
-        AnchoredEdit(
-            span(start, start + len(old) + len(new) + 2),
-            path.path,
-            "search_replace",
-            (Hunk(tuple(old), tuple(new)),),
-        )
-    )
-    return match.end()
+    return emit_halves(match, start, path.path, "search_replace", emit)
 
 
 _MAX_READINGS = 16
