@@ -155,8 +155,17 @@ async def propose_rows(session: Session) -> list[Row]:
         await session.command("lspEdit.rejectAll", {})
         await session.diagnostics.get()
 
+    # The first one, sent as soon as `initialize` is answered, waits for the LSP
+    # libraries to finish loading (lsp_edit/server/startup.py): shown apart.
+    (first,) = await _timed(propose, 1)
     times = await _timed(propose, 10)
-    return [Row("propose a 50-block reply, to its diagnostics (and reject all)", _ms(times))]
+    return [
+        Row(
+            "propose a 50-block reply, to its diagnostics (and reject all)",
+            f"{_ms(times)}; the first, sent as soon as `initialize` is answered "
+            f"(the LSP libraries still loading): {first:.0f} ms",
+        )
+    ]
 
 
 async def pending_rows(session: Session) -> list[Row]:
