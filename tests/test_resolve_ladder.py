@@ -161,10 +161,16 @@ _LINES = ("a", "b", "c", "d", "")
         max_size=10,
     ),
     scans=st.sampled_from([0, 1, 16]),
+    recount=st.sampled_from([0, 2, 256]),
 )
-def test_a_drafts_index_finds_every_line_where_a_fresh_index_of_its_text_does(lines, edits, scans):
+def test_a_drafts_index_finds_every_line_where_a_fresh_index_of_its_text_does(
+    lines, edits, scans, recount
+):
     draft = Draft(Text.from_lines(lines))
-    with mock.patch.object(ladder, "_SCANS_BEFORE_INDEXING", scans):
+    with (
+        mock.patch.object(ladder, "_SCANS_BEFORE_INDEXING", scans),
+        mock.patch.object(ladder, "_EDITS_BEFORE_RECOUNT", recount),
+    ):
         index = index_for(draft)
         exact = LADDER[0].key
         for start, length, new_lines, asked in edits:

@@ -389,13 +389,14 @@ class _DraftIndex(LineIndex):
         last asked added to `_written`."""
         at = self._at
         log = self._draft.log
-        if at is None:
+        if at is None or len(log) - self._built > _EDITS_BEFORE_RECOUNT:
             at = self._at = {}
             lines = self._draft.lines
             self._counts = Counter(lines)
             self._last = dict(zip(lines, range(len(lines)), strict=True))
             # the edits made so far are in the lines just read
             self._built = len(log)
+            self._versions, self._written = {}, {}
             self._shifts = [(start, end, len(new) - (end - start)) for start, end, new in log]
         while len(self._shifts) < len(log):
             start, end, new_lines = log[len(self._shifts)]
@@ -443,6 +444,9 @@ class _DraftIndex(LineIndex):
 
 
 _SCANS_BEFORE_INDEXING = 16
+# Past this many edits since the lines were counted, carrying a line's places
+# through each edit costs more than counting the lines again (in C).
+_EDITS_BEFORE_RECOUNT = 256
 # An unindexed search scans up to this many of the block's lines for the rarest,
 # stopping once one occurs at most `_FEW_CANDIDATES` times.
 _PIVOT_SCANS = 3
