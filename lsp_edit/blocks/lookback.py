@@ -84,6 +84,13 @@ class Lookback:
     gap: Gap = Gap.NONE
     chain: BlockPath | None = None
 
+    def restart(
+        self, line: str | None = None, gap: Gap = Gap.NONE, chain: BlockPath | None = None
+    ) -> None:
+        """A block ended here: only what it leaves names the next block's file (as
+        a new `Lookback` would; reused, as one block ends after another)."""
+        self.line, self.gap, self.chain = line, gap, chain
+
     def note(self, text: str) -> None:
         """One line of prose (outside blocks, or inside a fence that wraps blocks)."""
         stripped = text.strip()

@@ -147,17 +147,19 @@ def emit_halves(
 ) -> int:
     """Reports a two-half block read whole by `match` (its `old` and `new` groups),
     whose opener is reply line `start`, as one hunk; returns where the match ends."""
-    old = without_bom(split_block(match["old"]))
-    new = without_bom(split_block(match["new"]))
-    emit(
-        AnchoredEdit(
-            span(start, start + len(old) + len(new) + 2),
-            path,
-            kind,
-            (Hunk(tuple(old), tuple(new)),),
-        )
-    )
+    old, new = match.group("old", "new")
+    end = start + old.count("\n") + new.count("\n") + 2
+    emit(AnchoredEdit(ReplySpan(start, end), path, kind, (Hunk(_half(old), _half(new)),)))
     return match.end()
+
+
+def _half(lines: str) -> tuple[str, ...]:
+    """The lines of a run of whole lines, as `without_bom(split_block(lines))`."""
+    if not lines:
+        return ()
+    if lines[0] == "\ufeff":
+        lines = lines.lstrip("\ufeff")  # the mark ends at the first line's end at the latest
+    return tuple(lines[:-1].split("\n"))
 
 
 def where(start: int, end: int) -> str:

@@ -341,7 +341,7 @@ class _Machine:
                 # nothing before names a file: a run of fences naming none, at once
                 stop = self._read_untagged(text, start, end)
                 if stop > start:
-                    self._look = Lookback()
+                    self._look.restart()
                     return stop
             return self._open_fence_at(text, start, after, end, fence)
         stop = -1
@@ -350,28 +350,28 @@ class _Machine:
             path = self._look.block_path()
             stop = search_replace.read_whole(text, after, end, number, path, self.emit)
             if stop >= 0:
-                self._look = Lookback(chain=path)
+                self._look.restart(chain=path)
         elif kind == "edit":
             path = self._look.block_path()
             stop = common_prefix.read_whole(text, after, end, number, path, self.emit)
             if stop >= 0:
-                self._look = Lookback(chain=path)
+                self._look.restart(chain=path)
         elif kind == "patch":
             stop = v4a.read_whole(text, after, end, number, self.emit)
             if stop >= 0:
-                self._look = Lookback()
+                self._look.restart()
         elif kind == "diff":
             if after < end and not text.startswith("+++ ", after):
                 # no `+++ ` line follows: no diff starts here (`UnifiedDiff` would end
                 # before the next line, with nothing to report)
                 self._number += 1
-                self._look = Lookback()
+                self._look.restart()
                 return after
             raw = match["diff"]
             minus = ReplyLine(raw, number, raw)
             stop = unified_diff.read_whole(text, after, end, minus, self.emit)
             if stop >= 0:
-                self._look = Lookback()
+                self._look.restart()
         if stop < 0:
             return self._open(text, start, end)
         self._number += text.count("\n", start, stop)
@@ -642,8 +642,8 @@ class _Machine:
         the next block; a fence holding only a path names the next block's file."""
         if isinstance(block, FenceBlock):
             named = block.names_path
-            self._look = Lookback() if named is None else Lookback(named, Gap.FENCES)
+            self._look.restart(named, Gap.NONE if named is None else Gap.FENCES)
         elif isinstance(block, SearchReplaceBlock | CommonPrefixBlock) and block.completed:
-            self._look = Lookback(chain=block.path)
+            self._look.restart(chain=block.path)
         else:
-            self._look = Lookback()
+            self._look.restart()

@@ -35,7 +35,14 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ParseProblem
+from lsp_edit.blocks.model import (
+    AnchoredEdit,
+    CreateFile,
+    DeleteFile,
+    Hunk,
+    ParseProblem,
+    ReplySpan,
+)
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
     Emit,
@@ -655,12 +662,12 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
         max(1, int(counts.group(1))),
         ops="".join([line[:1] or " " for line in lines]),
     )
-    file = _FileDiff(
-        minus.number,
-        last,
-        old_path=_diff_path(minus.text[4:], "a/"),
-        new_path=_diff_path(match["plus"][4:], "b/"),
-        hunks=[hunk],
-    )
+    old_path = _diff_path(minus.text[4:], "a/")
+    new_path = _diff_path(match["plus"][4:], "b/")
+    if new_path and DEV_NULL not in (old_path, new_path):
+        # neither creates nor deletes a file: an edit of the file the `+++ ` line names
+        emit(AnchoredEdit(ReplySpan(minus.number, last), new_path, "unified_diff", (hunk,)))
+        return stop
+    file = _FileDiff(minus.number, last, old_path=old_path, new_path=new_path, hunks=[hunk])
     UnifiedDiff(file, _State.AFTER_HUNK, emit)._report_file()
     return stop
