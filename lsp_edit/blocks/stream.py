@@ -346,18 +346,21 @@ class _Machine:
             return self._open_fence_at(text, start, after, end, fence)
         stop = -1
         number = self._number + 1
+        # outside wrappers, and these formats read whole report no `IgnoredBlock`: what
+        # `emit` would do with their items is append them
+        emit = self._items.append
         if kind == "search":
             path = self._look.block_path()
-            stop = search_replace.read_whole(text, after, end, number, path, self.emit)
+            stop = search_replace.read_whole(text, after, end, number, path, emit)
             if stop >= 0:
                 self._look.restart(chain=path)
         elif kind == "edit":
             path = self._look.block_path()
-            stop = common_prefix.read_whole(text, after, end, number, path, self.emit)
+            stop = common_prefix.read_whole(text, after, end, number, path, emit)
             if stop >= 0:
                 self._look.restart(chain=path)
         elif kind == "patch":
-            stop = v4a.read_whole(text, after, end, number, self.emit)
+            stop = v4a.read_whole(text, after, end, number, emit)
             if stop >= 0:
                 self._look.restart()
         elif kind == "diff":
@@ -369,7 +372,7 @@ class _Machine:
                 return after
             raw = match["diff"]
             minus = ReplyLine(raw, number, raw)
-            stop = unified_diff.read_whole(text, after, end, minus, self.emit)
+            stop = unified_diff.read_whole(text, after, end, minus, emit)
             if stop >= 0:
                 self._look.restart()
         if stop < 0:
