@@ -220,7 +220,7 @@ def _line_range(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] |
 
 
 def _ast_path(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] | TagError:
-    pieces = _SINGLE_COLON.split(rest)
+    pieces = _SINGLE_COLON.split(rest) if ":" in rest else [rest]
     written = pieces[0]
     action: AstAction = "replace"
     if len(pieces) == 2:

@@ -625,19 +625,15 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
     old_left = 1 if counts.group(2) is None else int(counts.group(2))
     new_left = 1 if counts.group(4) is None else int(counts.group(4))
     lines = split_block(match["body"])
-    taken = 0
-    for line in lines:
-        taken += 1
-        old_left -= line[:1] != "+"
-        new_left -= line[:1] != "-"
-        if old_left <= 0 and new_left <= 0:
-            break
-    else:
+    ops = "".join([line[:1] or " " for line in lines])
+    taken = _lines_counted(ops, old_left, new_left)
+    if taken < 0:
         return -1
     if taken < len(lines):
         stop = match.start("body") + len("\n".join(lines[:taken])) + 1
         after = lines[taken]
         del lines[taken:]
+        ops = ops[:taken]
     else:
         stop = match.end()
         if stop >= end:
@@ -660,7 +656,7 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
         tuple([line[1:] for line in lines if line[:1] != "+"]),
         tuple([line[1:] for line in lines if line[:1] != "-"]),
         max(1, int(counts.group(1))),
-        ops="".join([line[:1] or " " for line in lines]),
+        ops=ops,
     )
     old_path = _diff_path(minus.text[4:], "a/")
     new_path = _diff_path(match["plus"][4:], "b/")
@@ -671,3 +667,16 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
     file = _FileDiff(minus.number, last, old_path=old_path, new_path=new_path, hunks=[hunk])
     UnifiedDiff(file, _State.AFTER_HUNK, emit)._report_file()
     return stop
+
+
+def _lines_counted(ops: str, old_left: int, new_left: int) -> int:
+    """How many hunk lines, of kinds `ops` (` `, `-`, `+`), use up a hunk header's
+    counts; -1 when all of them do not."""
+    if ops and len(ops) - ops.count("+") == old_left and len(ops) - ops.count("-") == new_left:
+        return len(ops)  # exactly all of them: every line uses up a count
+    for taken, op in enumerate(ops, 1):
+        old_left -= op != "+"
+        new_left -= op != "-"
+        if old_left <= 0 and new_left <= 0:
+            return taken
+    return -1
