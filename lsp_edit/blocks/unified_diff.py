@@ -626,7 +626,10 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
     new_left = 1 if counts.group(4) is None else int(counts.group(4))
     lines = split_block(match["body"])
     ops = "".join([line[:1] or " " for line in lines])
-    taken = _lines_counted(ops, old_left, new_left)
+    written = len(lines)  # up to the last line that is not blank
+    while written and not lines[written - 1]:
+        written -= 1
+    taken = _lines_counted(ops, written, old_left, new_left)
     if taken < 0:
         return -1
     if taken < len(lines):
@@ -669,11 +672,12 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
     return stop
 
 
-def _lines_counted(ops: str, old_left: int, new_left: int) -> int:
-    """How many hunk lines, of kinds `ops` (` `, `-`, `+`), use up a hunk header's
-    counts; -1 when all of them do not."""
-    if ops and len(ops) - ops.count("+") == old_left and len(ops) - ops.count("-") == new_left:
-        return len(ops)  # exactly all of them: every line uses up a count
+def _lines_counted(ops: str, written: int, old_left: int, new_left: int) -> int:
+    """How many hunk lines, of kinds `ops` (` `, `-`, `+`; blank lines after the first
+    `written` ones), use up a hunk header's counts; -1 when all of them do not."""
+    core = ops[:written]
+    if core and len(core) - core.count("+") == old_left and len(core) - core.count("-") == new_left:
+        return written  # exactly the written lines: every line uses up a count
     for taken, op in enumerate(ops, 1):
         old_left -= op != "+"
         new_left -= op != "-"
