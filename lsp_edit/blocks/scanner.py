@@ -110,23 +110,15 @@ def add_prefixed(
     empty context line) to `old` and `new`, and each line's kind to `ops`. Returns
     the count of blank lines now closing the hunk, and the reply line of the last
     line with a prefix (None if every line was blank)."""
-    last: int | None = None
-    for number, text in enumerate(lines, first):
-        if text:
-            body = text[1:]
-            if text[0] != "+":
-                old.append(body)
-            if text[0] != "-":
-                new.append(body)
-            ops.append(text[0])
-            trailing_blank = 0
-            last = number
-        else:
-            old.append("")
-            new.append("")
-            ops.append(" ")
-            trailing_blank += 1
-    return trailing_blank, last
+    old.extend([text[1:] for text in lines if text[:1] != "+"])  # a blank line is in both
+    new.extend([text[1:] for text in lines if text[:1] != "-"])
+    ops.extend([text[:1] or " " for text in lines])
+    written = len(lines)  # up to the last line with a prefix
+    while written and not lines[written - 1]:
+        written -= 1
+    if not written:
+        return trailing_blank + len(lines), None
+    return len(lines) - written, first + written - 1
 
 
 def without_bom(lines: list[str]) -> list[str]:
