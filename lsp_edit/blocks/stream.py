@@ -31,6 +31,7 @@ from lsp_edit.blocks.fence import (
     is_untagged,
     line_opener,
     match_opener,
+    opener,
     read_targeted_run,
     read_untagged_run,
 )
@@ -336,7 +337,7 @@ class _Machine:
         after = match.end()
         if kind == "fence_line":
             raw = match[kind]
-            fence = line_opener(raw)
+            fence = opener(*match.group("indent", "fence", "info"))  # as `match_opener(raw)`
             if is_untagged(raw) and self._look.line is None:
                 # nothing before names a file: a run of fences naming none, at once
                 stop = self._read_untagged(text, start, end)
