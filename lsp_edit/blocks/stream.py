@@ -371,9 +371,7 @@ class _Machine:
                 self._number += 1
                 self._look.restart()
                 return after
-            raw = match["diff"]
-            minus = ReplyLine(raw, number, raw)
-            stop = unified_diff.read_whole(text, after, end, minus, emit)
+            stop = unified_diff.read_whole(text, after, end, match["diff"], number, emit)
             if stop >= 0:
                 self._look.restart()
         if stop < 0:

@@ -610,11 +610,11 @@ def _record_git_header(file: _FileDiff, text: str) -> None:
         file.rename_to = text[len("rename to ") :].strip()
 
 
-def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> int:
-    """Reads a whole diff that starts with the `--- ` line `minus`, from `text[pos]`
-    (the line after it): only one counted hunk whose lines use up its counts
-    exactly, followed by a line that ends the diff (a blank line, prose), all in
-    `text[:end]`. Reports it as `UnifiedDiff` would have and returns where the
+def read_whole(text: str, pos: int, end: int, minus: str, start: int, emit: Emit) -> int:
+    """Reads a whole diff that starts with the `--- ` line `minus`, reply line `start`,
+    from `text[pos]` (the line after it): only one counted hunk whose lines use up
+    its counts exactly, followed by a line that ends the diff (a blank line, prose),
+    all in `text[:end]`. Reports it as `UnifiedDiff` would have and returns where the
     hunk ends; -1 otherwise (the diff is then read line by line)."""
     match = _WHOLE.match(text, pos, end)
     if match is None:
@@ -649,7 +649,7 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
     ):
         return -1
     # Every line is empty (a blank context line) or starts with ` `, `-` or `+`.
-    header_line = minus.number + 2
+    header_line = start + 2
     last = header_line
     for index in range(len(lines) - 1, -1, -1):
         if lines[index]:
@@ -661,13 +661,13 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
         max(1, int(counts.group(1))),
         ops=ops,
     )
-    old_path = _diff_path(minus.text[4:], "a/")
+    old_path = _diff_path(minus[4:], "a/")
     new_path = _diff_path(match["plus"][4:], "b/")
     if new_path and DEV_NULL not in (old_path, new_path):
         # neither creates nor deletes a file: an edit of the file the `+++ ` line names
-        emit(AnchoredEdit(ReplySpan(minus.number, last), new_path, "unified_diff", (hunk,)))
+        emit(AnchoredEdit(ReplySpan(start, last), new_path, "unified_diff", (hunk,)))
         return stop
-    file = _FileDiff(minus.number, last, old_path=old_path, new_path=new_path, hunks=[hunk])
+    file = _FileDiff(start, last, old_path=old_path, new_path=new_path, hunks=[hunk])
     UnifiedDiff(file, _State.AFTER_HUNK, emit)._report_file()
     return stop
 
