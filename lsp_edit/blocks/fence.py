@@ -220,7 +220,7 @@ def _line_range(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] |
 
 
 def _ast_path(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] | TagError:
-    pieces = _SINGLE_COLON.split(rest)
+    pieces = _SINGLE_COLON.split(rest) if ":" in rest else [rest]
     written = pieces[0]
     action: AstAction = "replace"
     if len(pieces) == 2:
@@ -242,7 +242,7 @@ def _ast_path(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] | T
             "followed by one of `:before`, `:after`, `:remove`",
         )
     parts = tuple(_PATH_SEPARATOR.split(written))
-    if not written or any(not part or ":" in part for part in parts):
+    if not written or "" in parts or ":" in "".join(parts):  # an empty part, or one with `:`
         return TagError(
             "invalid_ast_path",
             f"fence tag `{tag}`: the AST path `{written}` has an empty part; write names "
@@ -775,7 +775,23 @@ _UNTAGGED_BLOCK_NAMES = {
 def _first_marker(text: str) -> tuple[int, str] | None:
     """The first line of `text` that is an edit or conflict marker, with its index
     (one search over the lines: most content has none)."""
+    if not _may_hold_marker(text):
+        return None
     found = _MARKER_LINE.search(text)
     if found is None:
         return None
     return text.count("\n", 0, found.start()), found.group().strip()
+
+
+def _may_hold_marker(text: str) -> bool:
+    """Whether `text` holds what every marker line holds, whatever its case: looking
+    for these is many times quicker than the search for marker lines, which tries
+    every line."""
+    return (
+        "<<<<<" in text
+        or ">>>>>" in text
+        or "«««" in text
+        or "»»»" in text
+        or "═══" in text
+        or "***" in text
+    )

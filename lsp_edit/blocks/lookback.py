@@ -17,6 +17,7 @@ from enum import IntEnum
 
 from lsp_edit.blocks.paths import (
     LONGEST_PATH,
+    clean_path,
     clean_path_line,
     comment_path,
     looks_like_path,
@@ -72,6 +73,10 @@ def is_transparent(stripped: str) -> bool:
 
 
 _NO_PATH = FencePath(None)
+_TRANSPARENT_STARTS = "`~<[.…("  # what a line `is_transparent` accepts starts with
+# Gap's members read once: reading a member from its class calls the enum's
+# `__getattr__` hook (Python 3.11), and `note_lines` runs once per block
+_NEAR, _FENCES, _BLANK = Gap.NONE, Gap.FENCES, Gap.BLANK
 
 
 @record(slots=True)
@@ -83,6 +88,13 @@ class Lookback:
     line: str | None = None
     gap: Gap = Gap.NONE
     chain: BlockPath | None = None
+
+    def restart(
+        self, line: str | None = None, gap: Gap = Gap.NONE, chain: BlockPath | None = None
+    ) -> None:
+        """A block ended here: only what it leaves names the next block's file (as
+        a new `Lookback` would; reused, as one block ends after another)."""
+        self.line, self.gap, self.chain = line, gap, chain
 
     def note(self, text: str) -> None:
         """One line of prose (outside blocks, or inside a fence that wraps blocks)."""
@@ -102,26 +114,26 @@ class Lookback:
         """The lines of `text[pos:stop]` (each ending in `\\n`), as `note` would one
         by one: only the last prose line and what follows it matter, so they are
         read from the end."""
-        gap = Gap.NONE
+        gap = _NEAR
         end = stop - 1
         while end > pos:
             start = text.rfind("\n", pos, end) + 1 or pos
             stripped = text[start:end].strip()
             if not stripped:
-                gap = Gap.BLANK
-            elif is_transparent(stripped):
+                gap = _BLANK
+            elif stripped[0] in _TRANSPARENT_STARTS and is_transparent(stripped):
                 if stripped[0] in "`~" and fence_line_path(stripped) is not None:
                     # one line read alone gives the same as the rest of them
                     for line in text[start:stop].split("\n")[:-1]:
                         self.note(line)
                     return
-                gap = max(gap, Gap.FENCES)
+                gap = max(gap, _FENCES)
             else:
                 self.line, self.gap, self.chain = text[start:end], gap, None
                 return
             end = start - 1
         if end == pos and pos < stop:  # the first line is empty
-            gap = Gap.BLANK
+            gap = _BLANK
         self.gap = max(self.gap, gap)
 
     def block_path(self) -> BlockPath:
@@ -134,10 +146,10 @@ class Lookback:
         commented = comment_path(line)
         if commented is not None:
             return BlockPath(commented)
+        if self.gap is not _BLANK:
+            return BlockPath(clean_path(line) or None)
         cleaned = clean_path_line(line)
-        if self.gap is Gap.BLANK and not looks_like_path(cleaned):
-            return BlockPath(None)
-        return BlockPath(cleaned.path or None)
+        return BlockPath(cleaned.path if looks_like_path(cleaned) else None)
 
     def fence_path(self) -> FencePath:
         """The path of a fenced block opening here: the nearest prose line, if it

@@ -110,23 +110,15 @@ def add_prefixed(
     empty context line) to `old` and `new`, and each line's kind to `ops`. Returns
     the count of blank lines now closing the hunk, and the reply line of the last
     line with a prefix (None if every line was blank)."""
-    last: int | None = None
-    for number, text in enumerate(lines, first):
-        if text:
-            body = text[1:]
-            if text[0] != "+":
-                old.append(body)
-            if text[0] != "-":
-                new.append(body)
-            ops.append(text[0])
-            trailing_blank = 0
-            last = number
-        else:
-            old.append("")
-            new.append("")
-            ops.append(" ")
-            trailing_blank += 1
-    return trailing_blank, last
+    old.extend([text[1:] for text in lines if text[:1] != "+"])  # a blank line is in both
+    new.extend([text[1:] for text in lines if text[:1] != "-"])
+    ops.extend([text[:1] or " " for text in lines])
+    written = len(lines)  # up to the last line with a prefix
+    while written and not lines[written - 1]:
+        written -= 1
+    if not written:
+        return trailing_blank + len(lines), None
+    return len(lines) - written, first + written - 1
 
 
 def without_bom(lines: list[str]) -> list[str]:
@@ -147,17 +139,19 @@ def emit_halves(
 ) -> int:
     """Reports a two-half block read whole by `match` (its `old` and `new` groups),
     whose opener is reply line `start`, as one hunk; returns where the match ends."""
-    old = without_bom(split_block(match["old"]))
-    new = without_bom(split_block(match["new"]))
-    emit(
-        AnchoredEdit(
-            span(start, start + len(old) + len(new) + 2),
-            path,
-            kind,
-            (Hunk(tuple(old), tuple(new)),),
-        )
-    )
+    old, new = match.group("old", "new")
+    end = start + old.count("\n") + new.count("\n") + 2
+    emit(AnchoredEdit(ReplySpan(start, end), path, kind, (Hunk(_half(old), _half(new)),)))
     return match.end()
+
+
+def _half(lines: str) -> tuple[str, ...]:
+    """The lines of a run of whole lines, as `without_bom(split_block(lines))`."""
+    if not lines:
+        return ()
+    if lines[0] == "\ufeff":
+        lines = lines.lstrip("\ufeff")  # the mark ends at the first line's end at the latest
+    return tuple(lines[:-1].split("\n"))
 
 
 def where(start: int, end: int) -> str:

@@ -31,6 +31,7 @@ from lsp_edit.blocks.fence import (
     is_untagged,
     line_opener,
     match_opener,
+    opener,
     read_targeted_run,
     read_untagged_run,
 )
@@ -336,42 +337,43 @@ class _Machine:
         after = match.end()
         if kind == "fence_line":
             raw = match[kind]
-            fence = line_opener(raw)
+            fence = opener(*match.group("indent", "fence", "info"))  # as `match_opener(raw)`
             if is_untagged(raw) and self._look.line is None:
                 # nothing before names a file: a run of fences naming none, at once
                 stop = self._read_untagged(text, start, end)
                 if stop > start:
-                    self._look = Lookback()
+                    self._look.restart()
                     return stop
             return self._open_fence_at(text, start, after, end, fence)
         stop = -1
         number = self._number + 1
+        # outside wrappers, and these formats read whole report no `IgnoredBlock`: what
+        # `emit` would do with their items is append them
+        emit = self._items.append
         if kind == "search":
             path = self._look.block_path()
-            stop = search_replace.read_whole(text, after, end, number, path, self.emit)
+            stop = search_replace.read_whole(text, after, end, number, path, emit)
             if stop >= 0:
-                self._look = Lookback(chain=path)
+                self._look.restart(chain=path)
         elif kind == "edit":
             path = self._look.block_path()
-            stop = common_prefix.read_whole(text, after, end, number, path, self.emit)
+            stop = common_prefix.read_whole(text, after, end, number, path, emit)
             if stop >= 0:
-                self._look = Lookback(chain=path)
+                self._look.restart(chain=path)
         elif kind == "patch":
-            stop = v4a.read_whole(text, after, end, number, self.emit)
+            stop = v4a.read_whole(text, after, end, number, emit)
             if stop >= 0:
-                self._look = Lookback()
+                self._look.restart()
         elif kind == "diff":
             if after < end and not text.startswith("+++ ", after):
                 # no `+++ ` line follows: no diff starts here (`UnifiedDiff` would end
                 # before the next line, with nothing to report)
                 self._number += 1
-                self._look = Lookback()
+                self._look.restart()
                 return after
-            raw = match["diff"]
-            minus = ReplyLine(raw, number, raw)
-            stop = unified_diff.read_whole(text, after, end, minus, self.emit)
+            stop = unified_diff.read_whole(text, after, end, match["diff"], number, emit)
             if stop >= 0:
-                self._look = Lookback()
+                self._look.restart()
         if stop < 0:
             return self._open(text, start, end)
         self._number += text.count("\n", start, stop)
@@ -642,8 +644,8 @@ class _Machine:
         the next block; a fence holding only a path names the next block's file."""
         if isinstance(block, FenceBlock):
             named = block.names_path
-            self._look = Lookback() if named is None else Lookback(named, Gap.FENCES)
+            self._look.restart(named, Gap.NONE if named is None else Gap.FENCES)
         elif isinstance(block, SearchReplaceBlock | CommonPrefixBlock) and block.completed:
-            self._look = Lookback(chain=block.path)
+            self._look.restart(chain=block.path)
         else:
-            self._look = Lookback()
+            self._look.restart()

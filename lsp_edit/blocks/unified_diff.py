@@ -35,7 +35,14 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from lsp_edit.blocks.model import AnchoredEdit, CreateFile, DeleteFile, Hunk, ParseProblem
+from lsp_edit.blocks.model import (
+    AnchoredEdit,
+    CreateFile,
+    DeleteFile,
+    Hunk,
+    ParseProblem,
+    ReplySpan,
+)
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
     Emit,
@@ -603,11 +610,11 @@ def _record_git_header(file: _FileDiff, text: str) -> None:
         file.rename_to = text[len("rename to ") :].strip()
 
 
-def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> int:
-    """Reads a whole diff that starts with the `--- ` line `minus`, from `text[pos]`
-    (the line after it): only one counted hunk whose lines use up its counts
-    exactly, followed by a line that ends the diff (a blank line, prose), all in
-    `text[:end]`. Reports it as `UnifiedDiff` would have and returns where the
+def read_whole(text: str, pos: int, end: int, minus: str, start: int, emit: Emit) -> int:
+    """Reads a whole diff that starts with the `--- ` line `minus`, reply line `start`,
+    from `text[pos]` (the line after it): only one counted hunk whose lines use up
+    its counts exactly, followed by a line that ends the diff (a blank line, prose),
+    all in `text[:end]`. Reports it as `UnifiedDiff` would have and returns where the
     hunk ends; -1 otherwise (the diff is then read line by line)."""
     match = _WHOLE.match(text, pos, end)
     if match is None:
@@ -618,19 +625,18 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
     old_left = 1 if counts.group(2) is None else int(counts.group(2))
     new_left = 1 if counts.group(4) is None else int(counts.group(4))
     lines = split_block(match["body"])
-    taken = 0
-    for line in lines:
-        taken += 1
-        old_left -= line[:1] != "+"
-        new_left -= line[:1] != "-"
-        if old_left <= 0 and new_left <= 0:
-            break
-    else:
+    ops = "".join([line[:1] or " " for line in lines])
+    written = len(lines)  # up to the last line that is not blank
+    while written and not lines[written - 1]:
+        written -= 1
+    taken = _lines_counted(ops, written, old_left, new_left)
+    if taken < 0:
         return -1
     if taken < len(lines):
         stop = match.start("body") + len("\n".join(lines[:taken])) + 1
         after = lines[taken]
         del lines[taken:]
+        ops = ops[:taken]
     else:
         stop = match.end()
         if stop >= end:
@@ -643,7 +649,7 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
     ):
         return -1
     # Every line is empty (a blank context line) or starts with ` `, `-` or `+`.
-    header_line = minus.number + 2
+    header_line = start + 2
     last = header_line
     for index in range(len(lines) - 1, -1, -1):
         if lines[index]:
@@ -653,14 +659,28 @@ def read_whole(text: str, pos: int, end: int, minus: ReplyLine, emit: Emit) -> i
         tuple([line[1:] for line in lines if line[:1] != "+"]),
         tuple([line[1:] for line in lines if line[:1] != "-"]),
         max(1, int(counts.group(1))),
-        ops="".join([line[:1] or " " for line in lines]),
+        ops=ops,
     )
-    file = _FileDiff(
-        minus.number,
-        last,
-        old_path=_diff_path(minus.text[4:], "a/"),
-        new_path=_diff_path(match["plus"][4:], "b/"),
-        hunks=[hunk],
-    )
+    old_path = _diff_path(minus[4:], "a/")
+    new_path = _diff_path(match["plus"][4:], "b/")
+    if new_path and DEV_NULL not in (old_path, new_path):
+        # neither creates nor deletes a file: an edit of the file the `+++ ` line names
+        emit(AnchoredEdit(ReplySpan(start, last), new_path, "unified_diff", (hunk,)))
+        return stop
+    file = _FileDiff(start, last, old_path=old_path, new_path=new_path, hunks=[hunk])
     UnifiedDiff(file, _State.AFTER_HUNK, emit)._report_file()
     return stop
+
+
+def _lines_counted(ops: str, written: int, old_left: int, new_left: int) -> int:
+    """How many hunk lines, of kinds `ops` (` `, `-`, `+`; blank lines after the first
+    `written` ones), use up a hunk header's counts; -1 when all of them do not."""
+    core = ops[:written]
+    if core and len(core) - core.count("+") == old_left and len(core) - core.count("-") == new_left:
+        return written  # exactly the written lines: every line uses up a count
+    for taken, op in enumerate(ops, 1):
+        old_left -= op != "+"
+        new_left -= op != "-"
+        if old_left <= 0 and new_left <= 0:
+            return taken
+    return -1

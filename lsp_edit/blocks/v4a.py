@@ -395,11 +395,10 @@ def read_whole(text: str, pos: int, end: int, start: int, emit: Emit) -> int:
         if match is None:
             return -1
         stripped = match["header"].strip()
-        if _END_PATCH.fullmatch(stripped):
-            break
-        found = _FILE_HEADER.fullmatch(stripped)
-        path = "" if found is None else found.group(2).strip()
-        if found is None or found.group(1).lower() != "update" or not path:
+        path = _update_path(stripped)
+        if path is None:
+            if stripped == "*** End Patch" or _END_PATCH.fullmatch(stripped):
+                break
             return -1
         sections.append((path, split_block(match["body"])))
         pos = match.end()
@@ -411,6 +410,19 @@ def read_whole(text: str, pos: int, end: int, start: int, emit: Emit) -> int:
         emit(_update_section(path, number, body))
         number += len(body)
     return match.start("body")
+
+
+def _update_path(header: str) -> str | None:
+    """The path of an `*** Update File` header line (stripped), None for any other
+    line or an empty path."""
+    if header.startswith("*** Update File: "):  # as written nearly always
+        path = header[len("*** Update File: ") :].strip()
+    else:
+        found = _FILE_HEADER.fullmatch(header)
+        if found is None or found.group(1).lower() != "update":
+            return None
+        path = found.group(2).strip()
+    return path or None
 
 
 def _update_section(path: str, header: int, lines: list[str]) -> AnchoredEdit | ParseProblem:
