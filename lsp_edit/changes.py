@@ -377,7 +377,7 @@ class Planner:
         self._settle(relative)
         return outcome.after
 
-    def _place(self, item: EditBlock | ParseProblem) -> Change | None:
+    def _place(self, item: EditBlock) -> Change | None:
         if isinstance(item, FencedEdit) and item.path is not None and not self._names_file(item):
             item = replace(item, path=None)
         if (
@@ -394,8 +394,6 @@ class Planner:
                 )
             )
             return None
-        if isinstance(item, ParseProblem):
-            return self._problem(item)
         change = Change(id=next(self._ids), description=describe(item), status=Status.FAILED)
         change.span = item.span
         if isinstance(item, FencedEdit):

@@ -780,10 +780,6 @@ class _Composer:
             *self.original[max(start, stop) - delta : max(end - delta, max(start, stop) - delta)],
         ]
 
-    @property
-    def changed(self) -> bool:
-        return bool(self.dirty)
-
     def _stretch_at(self, current: int) -> tuple[_Dirty | None, int]:
         """The changed stretch holding current line `current`, or None and how many
         lines the stretches above it add."""
