@@ -326,7 +326,7 @@ async def _type_into(session: Session, uri: str, text: str, piece: int) -> None:
     await session.command("lspEdit.list", {"uri": uri})
 
 
-async def stream_rows(session: Session, runs: int = 3) -> list[Row]:
+async def stream_rows(session: Session, runs: int = 5) -> list[Row]:
     """The median of `runs` rounds, each a plain document, a reply document and a
     proposal of the same reply: the difference of two CPU times is noisy alone."""
     reply = streamed_reply(1.0)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -12,9 +15,10 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import client_capabilities
 
+from lsp_edit.server import startup
 from lsp_edit.server.app import create_server
 from lsp_edit.server.startup import (
-    Replayed,
+    Incoming,
     WithoutSecondAnswer,
     frame,
     initialize_result,
@@ -40,15 +44,71 @@ def test_the_early_answer_to_initialize_is_the_servers_own(client: str) -> None:
     assert initialize_result(as_json) == _pygls_answer(params)
 
 
-def test_a_message_read_early_is_read_again_whole() -> None:
+def test_the_bytes_read_past_the_first_message_are_handed_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Read a few bytes at a time, as a slow pipe delivers them.
+    monkeypatch.setattr(startup, "CHUNK", 7)
     first = frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
     second = frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-    stream = io.BytesIO(first + second)
-    raw, message = read_message(stream)
-    assert message is not None and message["method"] == "initialize"
-    again = Replayed(raw, stream)
-    assert read_message(again)[1] == message  # type: ignore[arg-type]
-    assert read_message(again)[1] == {"jsonrpc": "2.0", "method": "initialized", "params": {}}  # type: ignore[arg-type]
+    read, write = os.pipe()
+    os.write(write, first + second)
+    os.close(write)
+    incoming = Incoming(read)
+    raw, message = read_message(incoming)
+    assert raw == first
+    assert message == {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    rest = incoming.readahead()
+    while chunk := os.read(read, 64):
+        rest += chunk
+    os.close(read)
+    assert rest == second
+
+
+def _serve(messages: bytes) -> bytes:
+    """What `lsp-edit serve` writes for `messages`, sent at once, stdin then closed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "lsp_edit", "serve"],
+        input=messages,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    return done.stdout
+
+
+def _ids_answered(output: bytes) -> list[Any]:
+    answers = []
+    while output:
+        header, _, rest = output.partition(b"\r\n\r\n")
+        length = int(header.split(b"\r\n")[0].partition(b":")[2])
+        answers.append(json.loads(rest[:length]))
+        output = rest[length:]
+    return [a["id"] for a in answers if "id" in a and ("result" in a or "error" in a)]
+
+
+def test_messages_sent_in_one_write_are_each_answered_once() -> None:
+    sent = b"".join(
+        frame(m)
+        for m in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}},
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "workspace/executeCommand",
+                "params": {"command": "lspEdit.list", "arguments": [{}]},
+            },
+            {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
+        )
+    )
+    assert _ids_answered(_serve(sent)) == [1, 2, 3]
+
+
+def test_the_server_stops_when_the_client_closes_its_input() -> None:
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+    # _serve's timeout fails the test if the server waits on after its input ends.
+    assert _ids_answered(_serve(frame(initialize))) == [1]
 
 
 def test_only_the_second_answer_to_initialize_is_dropped() -> None:

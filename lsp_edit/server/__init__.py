@@ -5,7 +5,8 @@ change the user reviews (docs/protocol.md).
 `hunks`, the line arithmetic), `replies` reads replies that arrive over time,
 `render` turns changes into LSP objects, `edits` builds every WorkspaceEdit from the
 client's capabilities, `editor` holds what the handlers share, and `app` holds the
-handlers, which only call these. `startup` answers `initialize` before they load.
+handlers, which only call these. `startup` answers `initialize` before they load,
+and `stdio` reads the client's messages in chunks.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ def serve(
         return
     from lsp_edit.server import startup
 
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    first, message = startup.read_message(stdin)
+    incoming, stdout = startup.Incoming(sys.stdin.fileno()), sys.stdout.buffer
+    first, message = startup.read_message(incoming)
     answered = None
     if message is not None and message.get("method") == "initialize" and "id" in message:
         given = message.get("params")
@@ -48,8 +49,7 @@ def serve(
         stdout.flush()
         answered = message["id"]
     from lsp_edit.server.app import create_server  # the slow imports, after the answer
+    from lsp_edit.server.stdio import serve_stdio
 
-    create_server().start_io(
-        startup.Replayed(first, stdin),  # type: ignore[arg-type]
-        startup.WithoutSecondAnswer(stdout, answered),  # type: ignore[arg-type]
-    )
+    output = startup.WithoutSecondAnswer(stdout, answered)
+    serve_stdio(create_server(), incoming, first, output)

@@ -6,14 +6,15 @@ anything. So on stdio the server reads the first message itself and, when it is
 `initialize`, answers it at once from what it knows without them: its capabilities
 are fixed, but for the position encoding, which is negotiated here as pygls does
 (the first one the client offers that the server knows). The message is then
-handed to pygls as if it came first, and pygls' own answer to it is dropped.
+handed to pygls as if it came first (lsp_edit.server.stdio), and pygls' own answer to it is dropped.
 `tests/test_server_startup.py` checks that both answers are the same.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, BinaryIO
+import os
+from typing import Any, BinaryIO, Protocol
 
 from lsp_edit import VERSION
 
@@ -35,6 +36,7 @@ COMMANDS = (
     "lspEdit.proposed",
 )
 _ENCODINGS = ("utf-8", "utf-16", "utf-32")
+CHUNK = 1 << 16  # bytes read from stdin at a time
 
 
 def initialize_result(params: dict[str, Any]) -> dict[str, Any]:
@@ -67,7 +69,13 @@ def initialize_result(params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def read_message(stream: BinaryIO) -> tuple[bytes, dict[str, Any] | None]:
+class Readable(Protocol):
+    def readline(self) -> bytes: ...
+
+    def read(self, size: int, /) -> bytes: ...
+
+
+def read_message(stream: Readable) -> tuple[bytes, dict[str, Any] | None]:
     """One JSON-RPC message: its bytes as read (headers included) and its JSON
     (None when it is not a readable message)."""
     raw = bytearray()
@@ -96,24 +104,42 @@ def frame(message: dict[str, Any]) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-class Replayed:
-    """The client's stream with the bytes already read put back in front of it."""
+class Incoming:
+    """Stdin read in chunks straight from its file descriptor, so that the bytes
+    read ahead of the first message stay here (a buffered `sys.stdin` would keep
+    them out of reach) and are handed on with it."""
 
-    def __init__(self, first: bytes, rest: BinaryIO) -> None:
-        self._first = first
-        self._rest = rest
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffered = bytearray()
+        self.ended = False
 
     def readline(self) -> bytes:
-        if self._first:
-            line, found, self._first = self._first.partition(b"\n")
-            return line + found if found else line + self._rest.readline()
-        return self._rest.readline()
+        while (end := self.buffered.find(b"\n")) < 0 and self._read_more():
+            pass
+        return self._take(len(self.buffered) if end < 0 else end + 1)
 
     def read(self, size: int) -> bytes:
-        if self._first:
-            taken, self._first = self._first[:size], self._first[size:]
-            return taken + (self._rest.read(size - len(taken)) if len(taken) < size else b"")
-        return self._rest.read(size)
+        while len(self.buffered) < size and self._read_more():
+            pass
+        return self._take(min(size, len(self.buffered)))
+
+    def readahead(self) -> bytes:
+        """What was read past the messages taken so far."""
+        return self._take(len(self.buffered))
+
+    def _read_more(self) -> bool:
+        if self.ended:
+            return False
+        chunk = os.read(self.fd, CHUNK)
+        self.ended = not chunk
+        self.buffered += chunk
+        return bool(chunk)
+
+    def _take(self, size: int) -> bytes:
+        taken = bytes(self.buffered[:size])
+        del self.buffered[:size]
+        return taken
 
 
 class WithoutSecondAnswer:
