@@ -483,7 +483,7 @@ def _outline(
             if child.has_error or child.is_missing:
                 return None
     count = document.line_count
-    return build(children, 0, count, count, "", document.lines, spec)
+    return build(children, 0, count, count, "", document.lines, spec, error=root.has_error)
 
 
 def _reparse(
