@@ -135,7 +135,8 @@ def _definition(
     a tree without a syntax error); None when it has no name."""
     # (This runs for every definition of a file: each read of a node crosses
     # into tree-sitter, so each is made once.)
-    parts = _name_parts(name)
+    name_start = name.start_point
+    parts = _name_parts(_name_text(name, name_start, lines))
     if owners:
         parts = _owner_parts(owners) + parts
     if not parts:
@@ -147,7 +148,7 @@ def _definition(
     # The first token that is not an attribute or comment lies between the
     # node's first row and its name's: on one row, nothing to look for.
     body_start = first_row
-    if name.start_point.row != first_row:
+    if name_start.row != first_row:
         row = _first_token_row(node, spec, depth=0)
         body_start = first_row if row is None else row
     if spec.attribute_nodes:
@@ -173,8 +174,8 @@ def _definition(
 def _owner_parts(owners: list[ts.Node]) -> tuple[str, ...]:
     """The path parts of the owners written before a name (a Go receiver type)."""
     if len(owners) == 1:
-        return _name_parts(owners[0])
-    return tuple(part for owner in owners for part in _name_parts(owner))
+        return _name_parts(_node_text(owners[0]))
+    return tuple(part for owner in owners for part in _name_parts(_node_text(owner)))
 
 
 def _wrapper(node: ts.Node, wrappers: frozenset[str]) -> ts.Node:
@@ -186,8 +187,24 @@ def _wrapper(node: ts.Node, wrappers: frozenset[str]) -> ts.Node:
     return node
 
 
-def _name_parts(node: ts.Node) -> tuple[str, ...]:
-    raw = (node.text or b"").decode("utf-8", "replace")
+def _name_text(name: ts.Node, start: ts.Point, lines: Sequence[str]) -> str:
+    """The text of a name starting at `start`: read from its line when that is
+    ASCII and holds it whole (columns count UTF-8 bytes), else from the tree."""
+    row, column = start
+    end = column + name.end_byte - name.start_byte
+    if row < len(lines):
+        line = lines[row]
+        if end <= len(line) and line.isascii():
+            return line[column:end]
+    return _node_text(name)
+
+
+def _node_text(node: ts.Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def _name_parts(raw: str) -> tuple[str, ...]:
+    """The path parts a name written `raw` gives."""
     if raw.isidentifier():
         return (raw,)
     name = "".join(raw.split())
