@@ -99,9 +99,10 @@ def symbols_from_tree(
             continue
         node = found[0]
         # (A node matched by two patterns is one definition.)
-        if node.id in seen:
+        identity = node.id
+        if identity in seen:
             continue
-        seen.add(node.id)
+        seen.add(identity)
         definition = _definition(
             node, kind, names[0], captures.get("owner"), len(definitions), lines, spec, clean
         )
@@ -138,7 +139,7 @@ def _definition(
     name_start = name.start_point
     parts = _name_parts(_name_text(name, name_start, lines))
     if owners:
-        parts = _owner_parts(owners) + parts
+        parts = _owner_parts(owners, lines) + parts
     if not parts:
         return None
     if spec.wrapper_nodes:
@@ -171,11 +172,15 @@ def _definition(
     )
 
 
-def _owner_parts(owners: list[ts.Node]) -> tuple[str, ...]:
+def _owner_parts(owners: list[ts.Node], lines: Sequence[str]) -> tuple[str, ...]:
     """The path parts of the owners written before a name (a Go receiver type)."""
     if len(owners) == 1:
-        return _name_parts(_node_text(owners[0]))
-    return tuple(part for owner in owners for part in _name_parts(_node_text(owner)))
+        return _name_parts(_name_text(owners[0], owners[0].start_point, lines))
+    return tuple(
+        part
+        for owner in owners
+        for part in _name_parts(_name_text(owner, owner.start_point, lines))
+    )
 
 
 def _wrapper(node: ts.Node, wrappers: frozenset[str]) -> ts.Node:
@@ -328,6 +333,12 @@ def _block_comment_start(lines: Sequence[str], last: int, indent: str) -> int | 
     return None
 
 
+def _has_comment_mark(line: str) -> bool:
+    # (Every mark holds one of the characters looked for first, which most
+    # lines ending a definition do not hold.)
+    return ("/" in line or "#" in line or "=end" in line) and bool(_COMMENT_MARK.search(line))
+
+
 def _end_line(node: ts.Node, start_row: int, lines: Sequence[str]) -> int:
     """The exclusive end line of `node` (starting on `start_row`), leaving out
     comments that trail the definition (tree-sitter puts a comment before a
@@ -337,10 +348,10 @@ def _end_line(node: ts.Node, start_row: int, lines: Sequence[str]) -> int:
     # A trailing comment ends where the node does: where the node's last line
     # (or the one before, for a node ending with a line break) holds no comment
     # mark, its last token is not a comment.
-    if row < len(lines) and not _COMMENT_MARK.search(lines[row]):
+    if row < len(lines) and not _has_comment_mark(lines[row]):
         if end.column:
             return row + 1
-        if row > start_row and not _COMMENT_MARK.search(lines[row - 1]):
+        if row > start_row and not _has_comment_mark(lines[row - 1]):
             return row
     last = node
     count = last.child_count
