@@ -220,6 +220,38 @@ def test_python_decorators_and_comment_above_belong_to_the_method() -> None:
     assert (chat.start_line, chat.body_start_line, chat.end_line, chat.indent) == (3, 5, 7, "    ")
 
 
+@pytest.mark.parametrize(
+    ("language", "source"),
+    [
+        (
+            "rust",
+            "#[inline]\n/// Runs it.\nfn run() {}\n\n/// Stops it.\n#[inline]\nfn stop() {}\n",
+        ),
+        (
+            "c_sharp",
+            "class A {\n    [Obsolete]\n    /// <summary>Runs.</summary>\n    void Run() {}\n\n"
+            "    /// <summary>Stops.</summary>\n    [Obsolete]\n    void Stop() {}\n}\n",
+        ),
+        (
+            "typescript",
+            "class A {\n  @log\n  /** Runs. */\n  run() {}\n\n"
+            "  /** Stops. */\n  @log\n  stop() {}\n}\n",
+        ),
+    ],
+)
+def test_attributes_and_doc_comments_above_belong_to_the_definition_in_either_order(
+    language: str, source: str
+) -> None:
+    symbols = index_symbols(Text.from_string(source), language)
+    # (Rust's functions start at line 0, the others' inside `class A {`.)
+    first = 0 if language == "rust" else 1
+    assert [
+        (s.path[-1].lower(), s.start_line - first, s.body_start_line - first)
+        for s in symbols
+        if s.kind != "class"
+    ] == [("run", 0, 2), ("stop", 4, 6)]
+
+
 def test_a_comment_separated_by_a_blank_line_does_not_belong_to_the_symbol() -> None:
     text = Text.from_string("// section\n\n// Runs.\nfunction run() {\n}\n")
     (run,) = index_symbols(text, "javascript")

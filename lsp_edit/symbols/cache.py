@@ -86,7 +86,8 @@ class _Document:
     lines: Lines
     symbols: list[Symbol]
     # Built from `tree` (this very text's, after a whole parse) when an edit
-    # first needs it; None when it cannot be (see `_outline`).
+    # first needs it; None when it cannot be (see `_outline`). Its units not
+    # read yet hold that tree's nodes (mostly the tree `base` keeps anyway).
     outline: Container | None
     tree: ts.Tree | None
     # What a whole reparse starts from: the last whole parse without a syntax
@@ -483,7 +484,7 @@ def _outline(
             if child.has_error or child.is_missing:
                 return None
     count = document.line_count
-    return build(children, 0, count, count, "", document.lines, spec)
+    return build(children, 0, count, count, "", document.lines, spec, error=root.has_error)
 
 
 def _reparse(

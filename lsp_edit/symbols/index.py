@@ -27,6 +27,9 @@ from lsp_edit.text import Text
 _TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "scope", "trait", "impl"})
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 _SEPARATOR = re.compile(r"::|\.")
+# Last characters of a line that end a comment or sentence (`*/`, `/// Runs.`,
+# `/// <summary>...</summary>`) and never an attribute or decorator.
+_NOT_ATTRIBUTE_ENDS = ("/", ".", ">")
 # What the text of a comment's last line holds, in every language here.
 _COMMENT_MARK = re.compile(r"//|/\*|\*/|#|=end")
 
@@ -82,6 +85,7 @@ def symbols_from_tree(
         cursor.set_byte_range(low, high)
     definitions: list[_Definition] = []
     seen: set[int] = set()
+    clean = not tree.root_node.has_error
     # Per pattern, its definition (or scope) capture and the kind it names.
     kinds: dict[int, tuple[str, str]] = {}
     for pattern, captures in cursor.matches(tree.root_node):
@@ -95,11 +99,12 @@ def symbols_from_tree(
             continue
         node = found[0]
         # (A node matched by two patterns is one definition.)
-        if node.id in seen:
+        identity = node.id
+        if identity in seen:
             continue
-        seen.add(node.id)
+        seen.add(identity)
         definition = _definition(
-            node, kind, names[0], captures.get("owner"), len(definitions), lines, spec
+            node, kind, names[0], captures.get("owner"), len(definitions), lines, spec, clean
         )
         # (Matches merely touching the range belong to the nodes around it.)
         if definition is not None and low < -definition[1] <= high:
@@ -125,30 +130,32 @@ def _definition(
     number: int,
     lines: Sequence[str],
     spec: LanguageSpec,
+    clean: bool,
 ) -> _Definition | None:
-    """What the index keeps of one definition, the `number`th found; None when it
-    has no name."""
+    """What the index keeps of one definition, the `number`th found (`clean`: in
+    a tree without a syntax error); None when it has no name."""
     # (This runs for every definition of a file: each read of a node crosses
     # into tree-sitter, so each is made once.)
-    parts = _name_parts(name)
+    name_start = name.start_point
+    parts = _name_parts(_name_text(name, name_start, lines))
     if owners:
-        parts = tuple(part for owner in owners for part in _name_parts(owner)) + parts
+        parts = _owner_parts(owners, lines) + parts
     if not parts:
         return None
-    wrappers = spec.wrapper_nodes
-    if wrappers:
-        parent = node.parent
-        while parent is not None and parent.type in wrappers:
-            node, parent = parent, parent.parent
+    if spec.wrapper_nodes:
+        node = _wrapper(node, spec.wrapper_nodes)
     first = node.start_point
     first_row = first.row
     # The first token that is not an attribute or comment lies between the
     # node's first row and its name's: on one row, nothing to look for.
     body_start = first_row
-    if name.start_point.row != first_row:
+    if name_start.row != first_row:
         row = _first_token_row(node, spec, depth=0)
         body_start = first_row if row is None else row
-    start_row, start_byte = _attached_siblings(node, first, lines, spec)
+    if spec.attribute_nodes:
+        start_row, start_byte = _attached_siblings(node, first, lines, spec, clean)
+    else:
+        start_row, start_byte = first_row, node.start_byte
     line = lines[body_start] if body_start < len(lines) else ""
     start_row = _comments_start(lines, start_row, spec, line[: len(line) - len(line.lstrip())])
     indent = line[: len(line) - len(line.lstrip(" \t"))]
@@ -165,8 +172,44 @@ def _definition(
     )
 
 
-def _name_parts(node: ts.Node) -> tuple[str, ...]:
-    raw = (node.text or b"").decode("utf-8", "replace")
+def _owner_parts(owners: list[ts.Node], lines: Sequence[str]) -> tuple[str, ...]:
+    """The path parts of the owners written before a name (a Go receiver type)."""
+    if len(owners) == 1:
+        return _name_parts(_name_text(owners[0], owners[0].start_point, lines))
+    return tuple(
+        part
+        for owner in owners
+        for part in _name_parts(_name_text(owner, owner.start_point, lines))
+    )
+
+
+def _wrapper(node: ts.Node, wrappers: frozenset[str]) -> ts.Node:
+    """The outermost of the wrappers around `node` that belong to it
+    (`decorated_definition`, `export_statement`), or `node`."""
+    parent = node.parent
+    while parent is not None and parent.type in wrappers:
+        node, parent = parent, parent.parent
+    return node
+
+
+def _name_text(name: ts.Node, start: ts.Point, lines: Sequence[str]) -> str:
+    """The text of a name starting at `start`: read from its line when that is
+    ASCII and holds it whole (columns count UTF-8 bytes), else from the tree."""
+    row, column = start
+    end = column + name.end_byte - name.start_byte
+    if row < len(lines):
+        line = lines[row]
+        if end <= len(line) and line.isascii():
+            return line[column:end]
+    return _node_text(name)
+
+
+def _node_text(node: ts.Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def _name_parts(raw: str) -> tuple[str, ...]:
+    """The path parts a name written `raw` gives."""
     if raw.isidentifier():
         return (raw,)
     name = "".join(raw.split())
@@ -198,13 +241,13 @@ def _first_token_row(node: ts.Node, spec: LanguageSpec, depth: int) -> int | Non
 
 
 def _attached_siblings(
-    node: ts.Node, start: ts.Point, lines: Sequence[str], spec: LanguageSpec
+    node: ts.Node, start: ts.Point, lines: Sequence[str], spec: LanguageSpec, clean: bool
 ) -> tuple[int, int]:
     """Extends the start (`node` starts at `start`) over decorators/attributes
     that precede the node as siblings (Rust `#[...]`, decorators in a TypeScript
     class body)."""
     start_row, start_byte = start.row, node.start_byte
-    if not spec.attribute_nodes or _nothing_attached(lines, start):
+    if not spec.attribute_nodes or _nothing_attached(lines, start, clean):
         return start_row, start_byte
     sibling = node.prev_named_sibling
     while sibling is not None and sibling.type in spec.attribute_nodes:
@@ -215,10 +258,14 @@ def _attached_siblings(
     return start_row, start_byte
 
 
-def _nothing_attached(lines: Sequence[str], start: ts.Point) -> bool:
+def _nothing_attached(lines: Sequence[str], start: ts.Point, clean: bool) -> bool:
     """True when no attribute can end right before a definition starting at
     `start`: nothing before it on its line, and the line above blank or ending a
-    block or statement (an attached attribute ends on one of those lines)."""
+    block or statement (an attached attribute ends on one of those lines). In a
+    tree without a syntax error (`clean`), also when the line above ends with a
+    character no attribute ends with (they end with `]`, `)` or a name): its
+    last token is then a comment, or ends a node that is not an attribute, and
+    either stands between the definition and any attribute above."""
     row, column = start
     if row >= len(lines):
         return False
@@ -229,7 +276,9 @@ def _nothing_attached(lines: Sequence[str], start: ts.Point) -> bool:
     if row == 0:
         return True
     above = lines[row - 1].rstrip()
-    return not above or above.endswith(("}", ";"))
+    return (
+        not above or above.endswith(("}", ";")) or (clean and above.endswith(_NOT_ATTRIBUTE_ENDS))
+    )
 
 
 def comments_above(lines: Sequence[str], row: int, spec: LanguageSpec, body_row: int) -> int:
@@ -284,6 +333,12 @@ def _block_comment_start(lines: Sequence[str], last: int, indent: str) -> int | 
     return None
 
 
+def _has_comment_mark(line: str) -> bool:
+    # (Every mark holds one of the characters looked for first, which most
+    # lines ending a definition do not hold.)
+    return ("/" in line or "#" in line or "=end" in line) and bool(_COMMENT_MARK.search(line))
+
+
 def _end_line(node: ts.Node, start_row: int, lines: Sequence[str]) -> int:
     """The exclusive end line of `node` (starting on `start_row`), leaving out
     comments that trail the definition (tree-sitter puts a comment before a
@@ -293,10 +348,10 @@ def _end_line(node: ts.Node, start_row: int, lines: Sequence[str]) -> int:
     # A trailing comment ends where the node does: where the node's last line
     # (or the one before, for a node ending with a line break) holds no comment
     # mark, its last token is not a comment.
-    if row < len(lines) and not _COMMENT_MARK.search(lines[row]):
+    if row < len(lines) and not _has_comment_mark(lines[row]):
         if end.column:
             return row + 1
-        if row > start_row and not _COMMENT_MARK.search(lines[row - 1]):
+        if row > start_row and not _has_comment_mark(lines[row - 1]):
             return row
     last = node
     count = last.child_count

@@ -133,6 +133,20 @@ class Unit:
 
 
 @record(slots=True)
+class Unread:
+    """The nodes of a container's units not read yet (see `Container.unit`):
+    units are read when an edit reaches them, not all when the outline is built.
+    `firsts[i]`: the number in `nodes` of unit i's first node. `lines`: the text
+    the nodes were parsed from. `error`: whether a node may hold a syntax error."""
+
+    nodes: Sequence[ts.Node]
+    firsts: list[int]
+    lines: Sequence[str]
+    spec: LanguageSpec
+    error: bool
+
+
+@record(slots=True)
 class Container:
     """The units of a container's members (or of the document at the top).
 
@@ -140,15 +154,31 @@ class Container:
     `starts[i]` is unit i's first row, its lines run to the next unit's;
     `header` rows `0..starts[0]` hold `class A {`, `end..closer_end` hold `}`.
     `node_type` is the container node's type ("" at the top). `column`: the
-    column all its units of code start at, None when they differ.
+    column all its units of code start at, None when they differ (kept only
+    where indentation carries the parser's state, see `_tracks_column`).
+    `units` holds, for a unit not read yet, its number in `unread` (read
+    through `unit`).
     """
 
     starts: list[int]
-    units: list[Unit]
+    units: list[Unit | int]
     end: int
     closer_end: int
     node_type: str
     column: int | None
+    unread: Unread
+
+    def unit(self, index: int) -> Unit:
+        """Unit `index`, read from its nodes the first time."""
+        unit = self.units[index]
+        if isinstance(unit, int):
+            unit = self.units[index] = _read_unit(self.unread, unit)
+        return unit
+
+    def has_error_above(self, stop: int) -> bool:
+        """Whether a unit before unit `stop` holds a syntax error (the units put
+        in by region updates never do)."""
+        return self.unread.error and any(self.unit(index).error for index in range(stop))
 
 
 def _last_row(node: ts.Node) -> int:
@@ -237,12 +267,32 @@ def build(
     node_type: str,
     lines: Sequence[str],
     spec: LanguageSpec,
+    *,
+    error: bool,
 ) -> Container:
-    """The outline of sibling `nodes` (rows relative to `base`)."""
-    starts, units = _units(nodes, lines, spec)
-    if base:
-        starts = [start - base for start in starts]
-    return Container(starts, units, end - base, closer_end - base, node_type, _column(units))
+    """The outline of sibling `nodes` (rows relative to `base`; `error`: whether
+    one may hold a syntax error). Only the rows are read now: each unit is read
+    when an edit reaches it."""
+    starts, firsts = _unit_starts(nodes)
+    unread = Unread(nodes, firsts, lines, spec, error)
+    container = Container(
+        [start - base for start in starts] if base else starts,
+        list(range(len(starts))),
+        end - base,
+        closer_end - base,
+        node_type,
+        None,
+        unread,
+    )
+    if _tracks_column(spec):
+        container.column = _column([container.unit(index) for index in range(len(starts))])
+    return container
+
+
+def _tracks_column(spec: LanguageSpec) -> bool:
+    """Whether the column units start at is state the parser carries into a
+    region (Python's indentation)."""
+    return spec.name == "python"
 
 
 def _column(units: Sequence[Unit], column: int | None = -1) -> int | None:
@@ -257,63 +307,65 @@ def _column(units: Sequence[Unit], column: int | None = -1) -> int | None:
     return column
 
 
+def _unit_starts(nodes: Sequence[ts.Node]) -> tuple[list[int], list[int]]:
+    """Where the units of sibling `nodes` start (nodes sharing a line form one):
+    each one's first row, and the number of its first node."""
+    # (Two reads per node and no object: this runs for every top-level node
+    # at the first edit after a whole parse.)
+    starts: list[int] = []
+    firsts: list[int] = []
+    last = -1
+    for number, node in enumerate(nodes):
+        start, end = node.start_point, node.end_point
+        row, end_row = start.row, end.row
+        if row > last:
+            starts.append(row)
+            firsts.append(number)
+        node_last = end_row - 1 if end.column == 0 and end_row > row else end_row
+        if node_last > last:
+            last = node_last
+    return starts, firsts
+
+
 def _units(
     nodes: Sequence[ts.Node], lines: Sequence[str], spec: LanguageSpec
 ) -> tuple[list[int], list[Unit]]:
-    """The units of sibling `nodes` (nodes sharing a line form one): each one's
-    first row, and the unit."""
-    # (One pass reading each node once, no object per node: this runs for every
-    # top-level node after a whole parse.)
-    starts: list[int] = []
-    units: list[Unit] = []
-    attributes = spec.attribute_nodes
+    """The units of sibling `nodes`, read: each one's first row, and the unit."""
+    starts, firsts = _unit_starts(nodes)
+    unread = Unread(nodes, firsts, lines, spec, error=True)
+    return starts, [_read_unit(unread, number) for number in range(len(firsts))]
+
+
+def _read_unit(unread: Unread, number: int) -> Unit:
+    """Unit `number` of `unread`: its nodes' signature, whether they hold code,
+    attributes and a syntax error; an outline of its members too when it is a
+    long container."""
+    firsts, nodes = unread.firsts, unread.nodes
+    stop = firsts[number + 1] if number + 1 < len(firsts) else len(nodes)
+    attributes = unread.spec.attribute_nodes
     signature: list[tuple[str, int, int, int, int]] = []
     named: list[tuple[ts.Node, int]] = []
-    first = last = -1
+    first = -1
     solid = attribute = error = False
-    for node in nodes:
+    for node in nodes[firsts[number] : stop]:
         start, end = node.start_point, node.end_point
         row, end_row = start.row, end.row
-        if row > last and signature:
-            units.append(_unit(signature, (solid, attribute, error), named, first, lines, spec))
-            signature, named = [], []
-            solid = attribute = error = False
-        if not signature:
+        if first < 0:
             first = row
-            starts.append(row)
-        node_last = end_row - 1 if end.column == 0 and end_row > row else end_row
         node_type = node.type
         signature.append((node_type, row - first, start.column, end_row - first, end.column))
         # (True for a MISSING node too.)
         if node.has_error:
             error = True
         if node.is_named:
-            named.append((node, node_last))
+            named.append((node, end_row - 1 if end.column == 0 and end_row > row else end_row))
             if node_type in attributes:
                 attribute = True
             elif "comment" not in node_type:
                 solid = True
-        last = max(last, node_last)
-    if signature:
-        units.append(_unit(signature, (solid, attribute, error), named, first, lines, spec))
-    return starts, units
-
-
-def _unit(
-    signature: list[tuple[str, int, int, int, int]],
-    flags: tuple[bool, bool, bool],
-    named: list[tuple[ts.Node, int]],
-    first: int,
-    lines: Sequence[str],
-    spec: LanguageSpec,
-) -> Unit:
-    """One unit from its nodes' signature, whether they hold code, attributes and
-    a syntax error, and its named nodes with their last rows; an outline of its
-    members too when it is a long container."""
-    solid, attribute, error = flags
     container = None
     if not error and len(named) == 1 and named[0][1] - first >= NEST_MIN_LINES:
-        container = _nested(named[0][0], first, lines, spec)
+        container = _nested(named[0][0], first, unread.lines, unread.spec)
     return Unit(tuple(signature), solid, attribute and not solid, error, container)
 
 
@@ -338,7 +390,16 @@ def _nested(
     ):
         return None
     member_end = bottom_row + 1
-    return build(members, first, member_end, last_row + 1, _unwrap(node, spec).type, lines, spec)
+    return build(
+        members,
+        first,
+        member_end,
+        last_row + 1,
+        _unwrap(node, spec).type,
+        lines,
+        spec,
+        error=False,
+    )
 
 
 @value
@@ -370,7 +431,7 @@ def _locate(outline: Container, low: int, high: int) -> _Place:
         starts = container.starts
         first = max(bisect.bisect_right(starts, low - base) - 1, 0)
         last = max(bisect.bisect_right(starts, high - base) - 1, 0)
-        child = container.units[first].container if first == last else None
+        child = container.unit(first).container if first == last else None
         if child is None:
             break
         child_base = base + starts[first]
@@ -388,15 +449,15 @@ def _parseable(place: _Place, spec: LanguageSpec, stop: int) -> bool:
     # Python's indentation is state carried from the members above the region
     # (the region is parsed after the header alone): they must all start where
     # the region does, at every level.
-    if spec.name == "python" and any(
+    if _tracks_column(spec) and any(
         outer.column is None for outer in [container, *(level.container for level in levels)]
     ):
         return False
     # A syntax error above the region may leave the parser in another state
     # where the region starts; one below it cannot reach back over the margin.
     return not (
-        any(unit.error for unit in container.units[:stop])
-        or any(unit.error for level in levels for unit in level.container.units[: level.index])
+        container.has_error_above(stop)
+        or any(level.container.has_error_above(level.index) for level in levels)
     )
 
 
@@ -446,7 +507,7 @@ def _parse_region(
         if len(named) != 1:
             return None
         node = named[0]
-        inner = level.container.units[level.index].container
+        inner = level.container.unit(level.index).container
         body = _body(node, spec, CONTAINER_TYPES.get(spec.name, frozenset()))
         if (
             inner is None
@@ -492,13 +553,13 @@ def reparse_region(
         return None
     # Margins: an untouched unit of code on each side (attributes before it go along).
     before = first - 1
-    while before >= 0 and not units[before].solid:
+    while before >= 0 and not container.unit(before).solid:
         before -= 1
-    while before > 0 and units[before - 1].attribute:
+    while before > 0 and container.unit(before - 1).attribute:
         before -= 1
     begin = max(before, 0)
     after = last + 1
-    while after < len(units) and not units[after].solid:
+    while after < len(units) and not container.unit(after).solid:
         after += 1
     stop = min(after + 1, len(units))
     if not _parseable(place, spec, stop):
@@ -521,13 +582,13 @@ def reparse_region(
     for offset in range(head):
         if (
             new_starts[offset] != starts[begin + offset]
-            or new_units[offset].signature != units[begin + offset].signature
+            or new_units[offset].signature != container.unit(begin + offset).signature
         ):
             return None
     for offset in range(1, tail + 1):
         if (
             new_starts[-offset] != starts[stop - offset] + delta
-            or new_units[-offset].signature != units[stop - offset].signature
+            or new_units[-offset].signature != container.unit(stop - offset).signature
         ):
             return None
     if delta:
@@ -583,14 +644,15 @@ def parse_edited_units(
     below could close what it leaves open.
     """
     place = _locate(outline, changed_first, changed_last)
-    units = place.container.units
+    container = place.container
+    units = container.units
     if not units:
         return None
     # Attributes and comments go with the definition after them.
     begin, stop = place.first, place.last + 1
-    while begin > 0 and units[begin - 1].attribute:
+    while begin > 0 and container.unit(begin - 1).attribute:
         begin -= 1
-    while stop < len(units) and not units[stop - 1].solid:
+    while stop < len(units) and not container.unit(stop - 1).solid:
         stop += 1
     if not _parseable(place, spec, stop):
         return None
@@ -607,7 +669,7 @@ def parse_edited_units(
     after = stop
     while broken and after < len(units):
         after += 1
-        if units[after - 1].solid:
+        if container.unit(after - 1).solid:
             with_next = _rows(place, begin, after, delta)
             parsed = _parse_region(place, spec, lines, with_next, delta) if with_next else None
             broken = parsed is not None and parsed[0].root_node.has_error
@@ -637,8 +699,9 @@ def _lone_end_below(outline: Container, place: _Place, lines: Sequence[str], del
     """Whether a Ruby `end` stands alone at the top level below the region: it
     parses as a name, and would close a `def` or `class` the edit left open."""
     index = place.levels[0].index if place.levels else place.last
-    for start, unit in zip(outline.starts[index + 1 :], outline.units[index + 1 :], strict=True):
-        for node_type, row, column, end_row, end_column in unit.signature:
+    for number in range(index + 1, len(outline.units)):
+        start = outline.starts[number]
+        for node_type, row, column, end_row, end_column in outline.unit(number).signature:
             if (
                 node_type == "identifier"
                 and end_row == row
