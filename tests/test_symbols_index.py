@@ -275,6 +275,23 @@ def test_a_stray_comment_closer_does_not_join_a_method_to_the_comment_above_anot
     assert [(s.dotted, s.start_line) for s in symbols] == [("A", 0), ("A-add", 1), ("A-run", 6)]
 
 
+def test_a_go_type_named_like_struct_or_interface_is_a_type() -> None:
+    text = Text.from_string(
+        "package p\n\n"
+        "type A structs.Config\n\n"
+        "type B interfaceKind\n\n"
+        "type C struct {\n\tx int\n}\n\n"
+        "type D interface{}\n"
+    )
+    symbols = index_symbols(text, "go")
+    assert [(s.dotted, s.kind) for s in symbols] == [
+        ("A", "type"),
+        ("B", "type"),
+        ("C", "struct"),
+        ("D", "interface"),
+    ]
+
+
 def test_a_comment_trailing_a_python_function_is_not_part_of_it() -> None:
     text = Text.from_string("def f():\n    return 1\n    # trailing note\n\n\ndef g():\n    pass\n")
     symbols = index_symbols(text, "python")

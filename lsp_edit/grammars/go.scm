@@ -15,6 +15,6 @@
 (type_spec
   name: (type_identifier) @name
   type: (_) @_type
-  (#not-match? @_type "^(struct|interface)")) @definition.type
+  (#not-match? @_type "^(struct|interface)[ \t]*[{]")) @definition.type
 (type_alias name: (type_identifier) @name) @definition.type
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
