@@ -306,6 +306,10 @@ class LineIndex:
         """How many lines' `key` form is `value` (at most: see `_DraftIndex`)."""
         return len(self.positions(key, value))
 
+    def counts(self, key: Normaliser, values: Sequence[str]) -> list[int]:
+        """`count` of each of `values`."""
+        return [self.count(key, value) for value in values]
+
     def is_indexed(self, key: Normaliser) -> bool:
         return key in self._positions
 
@@ -375,9 +379,20 @@ class _DraftIndex(LineIndex):
     def count(self, key: Normaliser, value: str) -> int:
         if key is not _as_written:
             return super().count(key, value)
-        found = self._positions_at().get(value)
-        known = self._counts.get(value, 0) if found is None else len(found)
-        return known + len(self._written.get(value, ()))
+        return self.counts(key, (value,))[0]
+
+    def counts(self, key: Normaliser, values: Sequence[str]) -> list[int]:
+        if key is not _as_written:
+            return super().counts(key, values)
+        at = self._positions_at()  # brought up to date once for all the lines
+        counted, written = self._counts, self._written
+        found: list[int] = []
+        for line in values:
+            known = at.get(line)
+            found.append(
+                (counted.get(line, 0) if known is None else len(known)) + len(written.get(line, ()))
+            )
+        return found
 
     def is_indexed(self, key: Normaliser) -> bool:
         if key is _as_written:
@@ -535,7 +550,7 @@ def find_with(
     core = old[lead : len(old) - trail]
     if not core:
         return []
-    keys = [strategy.key(line) for line in core]
+    keys = list(core) if strategy.key is _as_written else [strategy.key(line) for line in core]
     pivot, pivot_positions = -1, list[int]()
     if not index.is_indexed(strategy.key) and strategy.key is _as_written:
         # Unindexed: a scan for the longest line (length stands in for rarity), and
@@ -553,7 +568,7 @@ def find_with(
             pivot = by_length[0]
             pivot_positions = index.positions(strategy.key, keys[pivot])
     if pivot < 0:
-        counts = [index.count(strategy.key, key) for key in keys]
+        counts = index.counts(strategy.key, keys)
         if not all(counts):
             return []
         # blank lines are poor pivots: prefer the rarest line with text
