@@ -328,12 +328,15 @@ class _DraftIndex(LineIndex):
 
     The first index is two counts made in C (how often each line occurs, and the
     last place of each): a line that occurred once is found there; the places of a
-    repeated line are read off the lines when first asked for.
+    repeated line are read off the lines when first asked for. Until then, searches
+    scan the lines, as for a new text; `indexed_once_edited` stops that once the
+    lines have been edited (a draft in which a block has landed: more are coming).
     """
 
-    def __init__(self, draft: EditedLines) -> None:
+    def __init__(self, draft: EditedLines, *, indexed_once_edited: bool = False) -> None:
         super().__init__(draft.lines)
         self._draft = draft
+        self._indexed_once_edited = indexed_once_edited
         self._at: dict[str, list[int]] | None = None  # line -> positions, at a version
         self._built = 0  # the version of every line not in `_versions`
         # each line's count and last position when first indexed (version `_built`),
@@ -342,8 +345,10 @@ class _DraftIndex(LineIndex):
         self._last: dict[str, int] = {}
         self._versions: dict[str, int] = {}
         self._written: dict[str, list[tuple[int, int]]] = {}  # line -> (version, position)
-        # per log entry: start, end and how many lines it adds
+        # per log entry: start, end and how many lines it adds; and, one longer, how
+        # many lines the entries before each added or removed in all
         self._shifts: list[tuple[int, int, int]] = []
+        self._moved: list[int] = [0]
         self._looser_built = len(draft.log)
 
     def keys(self, key: Normaliser) -> Sequence[str]:
@@ -356,7 +361,7 @@ class _DraftIndex(LineIndex):
         if key is not _as_written:
             self._forget_looser_forms()
             return super().positions(key, value, limit)
-        if self._at is None and self._scans < _SCANS_BEFORE_INDEXING:
+        if self._scans_instead():
             # As for a new text: the first few searches scan the lines, in C.
             self._scans += 1
             return _scan(self._draft.lines, value, limit)
@@ -368,10 +373,13 @@ class _DraftIndex(LineIndex):
             at[value] = found
             self._versions[value] = now
             return found
-        found = self._carried(found, version)
-        for since, position in written or ():
-            found += self._carried([position], since)
-        found.sort()
+        if written is None and len(found) == 1:
+            found = self._still_there(value, found[0], version)
+        else:
+            found = self._carried(found, version)
+            for since, position in written or ():
+                found += self._carried([position], since)
+            found.sort()
         at[value] = found
         self._versions[value] = now
         return found
@@ -396,8 +404,14 @@ class _DraftIndex(LineIndex):
 
     def is_indexed(self, key: Normaliser) -> bool:
         if key is _as_written:
-            return self._at is not None or self._scans >= _SCANS_BEFORE_INDEXING
+            return not self._scans_instead()
         return super().is_indexed(key)
+
+    def _scans_instead(self) -> bool:
+        """Whether a search for lines as written scans them rather than build the index."""
+        if self._at is not None or self._scans >= _SCANS_BEFORE_INDEXING:
+            return False
+        return not (self._indexed_once_edited and self._draft.log)
 
     def _positions_at(self) -> dict[str, list[int]]:
         """Every line's positions (each at its version), and the lines written since
@@ -412,11 +426,14 @@ class _DraftIndex(LineIndex):
             # the edits made so far are in the lines just read
             self._built = len(log)
             self._versions, self._written = {}, {}
-            self._shifts = [(start, end, len(new) - (end - start)) for start, end, new in log]
         while len(self._shifts) < len(log):
             start, end, new_lines = log[len(self._shifts)]
-            self._shifts.append((start, end, len(new_lines) - (end - start)))
+            delta = len(new_lines) - (end - start)
+            self._shifts.append((start, end, delta))
+            self._moved.append(self._moved[-1] + abs(delta))
             version = len(self._shifts)
+            if version <= self._built:
+                continue  # already in the lines just counted
             for offset, line in enumerate(new_lines):
                 self._written.setdefault(line, []).append((version, start + offset))
         return at
@@ -433,6 +450,19 @@ class _DraftIndex(LineIndex):
             return ([self._last[value]] if count else []), self._built
         self._written.pop(value, None)
         return _scan(self._draft.lines, value), now
+
+    def _still_there(self, value: str, position: int, version: int) -> list[int]:
+        """Where the one line `value` that was at `position` at `version`, and that no
+        edit has written since, is now: no further from there than the edits since
+        added or removed lines, so it is looked for there (in C), unless that is more
+        lines than carrying the place through each edit costs."""
+        moved = self._moved[-1] - self._moved[version]
+        if moved > _LINES_PER_EDIT_CARRIED * (len(self._shifts) - version):
+            return self._carried([position], version)
+        try:
+            return [self._draft.lines.index(value, max(position - moved, 0), position + moved + 1)]
+        except ValueError:
+            return []  # an edit replaced it
 
     def _carried(self, positions: list[int], version: int) -> list[int]:
         """Positions at `version` carried through the edits made since; a line an
@@ -459,6 +489,8 @@ class _DraftIndex(LineIndex):
 
 
 _SCANS_BEFORE_INDEXING = 16
+# Comparing a line (in C) costs about a fifth of carrying a place through an edit.
+_LINES_PER_EDIT_CARRIED = 4
 # Past this many edits since the lines were counted, carrying a line's places
 # through each edit costs more than counting the lines again (in C).
 _EDITS_BEFORE_RECOUNT = 256
@@ -501,7 +533,7 @@ def index_for(text: Text | Draft) -> LineIndex:
     if isinstance(text, Draft):
         index = _DRAFTS.get(text)
         if index is None:
-            index = _DRAFTS[text] = _DraftIndex(text)
+            index = _DRAFTS[text] = _DraftIndex(text, indexed_once_edited=True)
         return index
     for ref, index in _RECENT:
         if ref() is text:
