@@ -120,7 +120,8 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
             continue
         composer.replace(outcome.start, outcome.end, outcome.lines, outcome.origins)
         strategies.append(outcome.strategy)
-        notes.extend(label + note for note in outcome.notes)
+        if outcome.notes:
+            notes.extend(label + note for note in outcome.notes)
         if outcome.start + len(outcome.lines) == composer.length and outcome.lines:
             # `\ No newline at end of file` speaks of the file's end: only a hunk placed
             # there. Without it, a diff's or patch's lines are whole lines: one that
@@ -136,8 +137,9 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
         if already:
             return AlreadyApplied(" ".join(already))
         return AlreadyApplied("The block changes nothing: its old and new lines are the same.")
-    loosest = max(strategies, key=_rank) if strategies else "exact"
-    notes.extend(message for message in already if total > 1)
+    loosest = _loosest(strategies)
+    if total > 1:
+        notes.extend(already)
     if final_newline is not None:
         notes.append(
             "The file now ends with a newline"
@@ -256,6 +258,13 @@ def _without_line_numbers(hunk: Hunk) -> Hunk | None:
     if new and all(prefixes):
         new = tuple(line[found.end() :] for line, found in zip(new, prefixes, strict=True) if found)
     return replace(hunk, old_lines=old, new_lines=new, ops="")
+
+
+def _loosest(strategies: list[str]) -> str:
+    """The loosest of the strategies that placed a block's hunks."""
+    if len(strategies) == 1:
+        return strategies[0]
+    return max(strategies, key=_rank) if strategies else "exact"
 
 
 def _rank(strategy: str) -> int:
@@ -911,7 +920,8 @@ class _Composer:
         for at, kept in enumerate(region.origins):
             if kept is None or not old_at <= kept < region.orig_end:
                 continue
-            edits.extend(minimal_edits(self.original[old_at:kept], current[new_at:at], old_at))
+            if old_at < kept or new_at < at:  # lines changed before this kept one
+                edits.extend(minimal_edits(self.original[old_at:kept], current[new_at:at], old_at))
             old_at, new_at = kept + 1, at + 1
         edits.extend(
             minimal_edits(self.original[old_at : region.orig_end], current[new_at:], old_at)

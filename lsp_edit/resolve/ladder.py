@@ -582,41 +582,19 @@ def find_with(
     core = old[lead : len(old) - trail]
     if not core:
         return []
-    keys = list(core) if strategy.key is _as_written else [strategy.key(line) for line in core]
-    pivot, pivot_positions = -1, list[int]()
-    if not index.is_indexed(strategy.key) and strategy.key is _as_written:
-        # Unindexed: a scan for the longest line (length stands in for rarity), and
-        # for the next longest while the lines found are common (a repeated `return`
-        # would make every occurrence a candidate); every candidate is verified
-        # below, so the choice changes no result.
-        by_length = sorted(range(len(keys)), key=lambda offset: -len(keys[offset]))
-        for offset in by_length[:_PIVOT_SCANS]:
-            positions = index.positions(strategy.key, keys[offset], _FEW_CANDIDATES + 1)
-            if len(positions) <= _FEW_CANDIDATES:
-                pivot, pivot_positions = offset, positions
-                break
-        else:
-            # Every line scanned is common: all the places of the longest.
-            pivot = by_length[0]
-            pivot_positions = index.positions(strategy.key, keys[pivot])
-    if pivot < 0:
-        counts = index.counts(strategy.key, keys)
-        if not all(counts):
+    key = strategy.key
+    keys = list(core) if key is _as_written else [key(line) for line in core]
+    if key is _as_written and not index.is_indexed(key):
+        pivot, pivot_positions = _scanned_pivot(index, keys)
+    else:
+        rarest = _rarest_pivot(index, key, keys)
+        if rarest is None:
             return []
-        # blank lines are poor pivots: prefer the rarest line with text
-        pivot = min(range(len(keys)), key=lambda offset: (not keys[offset], counts[offset]))
-        pivot_positions = index.positions(strategy.key, keys[pivot])
-    file_keys = index.keys(strategy.key)
+        pivot, pivot_positions = rarest
     size = len(core)
+    file_keys = index.keys(key)
     matches = []
-    only = windows[0] if len(windows) == 1 else None
-    for position in pivot_positions:
-        start = position - pivot
-        if only is not None:
-            if not only[0] <= start <= only[1] - size:
-                continue
-        elif not any(lo <= start and start + size <= hi for lo, hi in windows):
-            continue
+    for start in _starts_inside(pivot_positions, pivot, size, windows):
         if list(file_keys[start : start + size]) != keys:
             continue
         reindent: Reindent | None = SAME_INDENT
@@ -625,6 +603,47 @@ def find_with(
         if reindent is not None:
             matches.append(Match(start, start + size, strategy.name, reindent, lead, trail))
     return matches
+
+
+def _scanned_pivot(index: LineIndex, keys: list[str]) -> tuple[int, list[int]]:
+    """For lines not indexed: a scan for the longest line (length stands in for
+    rarity), and for the next longest while the lines found are common (a repeated
+    `return` would make every occurrence a candidate); every candidate is verified,
+    so the choice changes no result."""
+    by_length = sorted(range(len(keys)), key=lambda offset: -len(keys[offset]))
+    for offset in by_length[:_PIVOT_SCANS]:
+        positions = index.positions(_as_written, keys[offset], _FEW_CANDIDATES + 1)
+        if len(positions) <= _FEW_CANDIDATES:
+            return offset, positions
+    # Every line scanned is common: all the places of the longest.
+    return by_length[0], index.positions(_as_written, keys[by_length[0]])
+
+
+def _rarest_pivot(
+    index: LineIndex, key: Normaliser, keys: list[str]
+) -> tuple[int, list[int]] | None:
+    """The rarest of the lines and its places; None when one of them is nowhere.
+    Blank lines are poor pivots: the rarest line with text is preferred."""
+    counts = index.counts(key, keys)
+    if not all(counts):
+        return None
+    ranks = [(not line, count) for line, count in zip(keys, counts, strict=True)]
+    pivot = ranks.index(min(ranks))
+    return pivot, index.positions(key, keys[pivot])
+
+
+def _starts_inside(
+    positions: list[int], pivot: int, size: int, windows: Sequence[Window]
+) -> list[int]:
+    """Where `size` lines would start if line `pivot` of them is at each of
+    `positions`, for those that lie inside one of `windows`."""
+    starts = [position - pivot for position in positions]
+    if len(windows) == 1:
+        lo, hi = windows[0]
+        return [start for start in starts if lo <= start <= hi - size]
+    return [
+        start for start in starts if any(lo <= start and start + size <= hi for lo, hi in windows)
+    ]
 
 
 def search(
