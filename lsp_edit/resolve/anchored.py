@@ -23,6 +23,7 @@ from lsp_edit.resolve.diffing import Opcodes, line_opcodes, minimal_edits, seque
 from lsp_edit.resolve.elision import expand_elisions, is_placeholder, placeholders_in
 from lsp_edit.resolve.ladder import (
     LADDER,
+    SAME_INDENT,
     STRATEGIES,
     LineIndex,
     Match,
@@ -101,6 +102,10 @@ def _resolve_split(block: AnchoredEdit, text: Text | Draft) -> Resolution:
 
 
 def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
+    if len(block.hunks) == 1:
+        placed = _placed_as_written(block, block.hunks[0], text)
+        if placed is not None:
+            return placed
     composer = _Composer(text.lines)
     total = len(block.hunks)
     strategies: list[str] = []
@@ -147,6 +152,30 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
             else "The file now ends without a newline, as `\\ No newline at end of file` says"
         )
     return Placed(edits, loosest, tuple(notes), final_newline)
+
+
+def _placed_as_written(block: AnchoredEdit, hunk: Hunk, text: Text | Draft) -> Placed | None:
+    """Most blocks: one hunk whose old lines are in the file once, as written, not
+    at its end, and whose new lines fill in no placeholder, placed as `_resolve`
+    places it without following hunk after hunk; None for any other block."""
+    if hunk.scope or not hunk.old_lines or hunk.old_lines == hunk.new_lines:
+        return None
+    old, new = list(hunk.old_lines), list(hunk.new_lines)
+    index = index_for(text)
+    lines = index.lines
+    if _new_holds_old(old, new) or (block.format not in _PATCH_FORMATS and _holds_any(new)):
+        return None
+    found = find_with(index, old, LADDER[0], ((0, len(lines)),))
+    if len(found) != 1 or found[0].end == len(lines):
+        return None  # not found once, or ending the file (whose newline the hunk may set)
+    start, end = found[0].start, found[0].end
+    pairing = _pairing(hunk.ops, old, new, old, new)
+    mapped = _file_form(lines[start:end], new, pairing, SAME_INDENT, set(), first=start)
+    assert not isinstance(mapped, int)  # the indentation is the same: every line maps
+    edits = _edits_around_kept(text.lines, start, end, *mapped)
+    if not edits:
+        return None  # the diff's line kinds kept what it writes: the general path says so
+    return Placed(tuple(edits), LADDER[0].name)
 
 
 def _ends_file(old: Sequence[str], current: Sequence[str]) -> bool:
@@ -333,9 +362,14 @@ def _cores(match: Match, old: list[str], new: list[str]) -> tuple[list[str], lis
 
 def _placeholders(new: list[str], old: list[str], ctx: _Context) -> list[int]:
     """The new lines that stand for elided code; none in diffs and patches."""
-    if ctx.block.format in _PATCH_FORMATS or not any(map(is_placeholder, new)):
+    if ctx.block.format in _PATCH_FORMATS or not _holds_any(new):
         return []
     return placeholders_in(new, {line.strip() for line in old})
+
+
+def _holds_any(new: list[str]) -> bool:
+    """Whether any of the new lines looks like a placeholder."""
+    return any(map(is_placeholder, new))
 
 
 def _pairing(
@@ -458,12 +492,7 @@ def _covered_by_new(
     """When the old lines are part of the new ones (a hunk that only adds lines
     around its context), each old match that lies inside a match of the new lines,
     with that match: there, the hunk is already applied."""
-    if len(new) <= len(old):
-        return {}
-    old_keys = [line.strip() for line in old]
-    new_keys = [line.strip() for line in new]
-    size = len(old_keys)
-    if not any(new_keys[k : k + size] == old_keys for k in range(len(new_keys) - size + 1)):
+    if not _new_holds_old(old, new):
         return {}
     found = search(ctx.index, new, windows)
     covered = {}
@@ -473,6 +502,17 @@ def _covered_by_new(
                 covered[match] = covering
                 break
     return covered
+
+
+def _new_holds_old(old: list[str], new: list[str]) -> bool:
+    """Whether the new lines hold the old ones among more (whitespace at the edges
+    of each line ignored): a hunk that only adds lines around its context."""
+    if len(new) <= len(old):
+        return False
+    old_keys = [line.strip() for line in old]
+    new_keys = [line.strip() for line in new]
+    size = len(old_keys)
+    return any(new_keys[k : k + size] == old_keys for k in range(len(new_keys) - size + 1))
 
 
 def _already(match: Match, ctx: _Context) -> AlreadyApplied:
@@ -913,17 +953,28 @@ class _Composer:
         return tuple(edits)
 
     def _stretch_edits(self, region: _Dirty) -> list[LineEdit]:
-        """The smallest edits between the lines a changed stretch kept."""
-        edits: list[LineEdit] = []
         current = self._lines(region.cur_start, region.cur_end)
-        old_at, new_at = region.orig_start, 0
-        for at, kept in enumerate(region.origins):
-            if kept is None or not old_at <= kept < region.orig_end:
-                continue
-            if old_at < kept or new_at < at:  # lines changed before this kept one
-                edits.extend(minimal_edits(self.original[old_at:kept], current[new_at:at], old_at))
-            old_at, new_at = kept + 1, at + 1
-        edits.extend(
-            minimal_edits(self.original[old_at : region.orig_end], current[new_at:], old_at)
+        return _edits_around_kept(
+            self.original, region.orig_start, region.orig_end, current, region.origins
         )
-        return edits
+
+
+def _edits_around_kept(
+    original: Sequence[str],
+    start: int,
+    end: int,
+    lines: Sequence[str],
+    origins: Sequence[int | None],
+) -> list[LineEdit]:
+    """The smallest edits that make original lines `start`..`end` into `lines`,
+    keeping each line that `origins` says is an original one (None: a written line)."""
+    edits: list[LineEdit] = []
+    old_at, new_at = start, 0
+    for at, kept in enumerate(origins):
+        if kept is None or not old_at <= kept < end:
+            continue
+        if old_at < kept or new_at < at:  # lines changed before this kept one
+            edits.extend(minimal_edits(original[old_at:kept], lines[new_at:at], old_at))
+        old_at, new_at = kept + 1, at + 1
+    edits.extend(minimal_edits(original[old_at:end], lines[new_at:], old_at))
+    return edits
