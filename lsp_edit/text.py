@@ -186,10 +186,12 @@ def _splice(
     """Applies non-overlapping edits, all given against `raw`/`lines`, in place: from
     the last one up, so each edit's lines are still where it says. Returns the edits
     in the order made."""
-    ordered = sorted(edits, key=lambda e: (e.start, e.end), reverse=True)
-    for after, before in itertools.pairwise(ordered):
-        if after.start < before.end:
-            raise ValueError(f"overlapping edits at lines {before.start}..{before.end}")
+    ordered = list(edits)
+    if len(ordered) > 1:
+        ordered.sort(key=lambda e: (e.start, e.end), reverse=True)
+        for after, before in itertools.pairwise(ordered):
+            if after.start < before.end:
+                raise ValueError(f"overlapping edits at lines {before.start}..{before.end}")
     if ordered and ordered[0].end > len(raw):
         raise ValueError(f"edit past the end of a {len(raw)}-line text")
     for edit in ordered:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk, ReplySpan
+from lsp_edit.resolve import anchored
 from lsp_edit.resolve.anchored import resolve_anchored
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import Text
@@ -494,3 +496,25 @@ def test_a_diffs_line_numbers_pick_the_same_repeated_line_after_earlier_hunks_mo
         body = [f"    x = {n}.{k}" for k in range(grows[n] + 1)] if n in chosen else ["    pass"]
         expected += [f"def f{n}():", *body]
     assert after == "".join(f"{line}\n" for line in expected)
+
+
+_LINES = ("a = 1", "b = 2", "    a = 1", "", "# ... existing code ...", "a = 1  ")
+
+
+@settings(max_examples=300)
+@given(
+    file=st.lists(st.sampled_from(_LINES), max_size=8),
+    old=st.lists(st.sampled_from(_LINES), max_size=3),
+    new=st.lists(st.sampled_from((*_LINES, "c = 3")), max_size=4),
+    fmt=st.sampled_from(["search_replace", "unified_diff", "v4a", "common_prefix"]),
+    ops=st.sampled_from(["", " -+", "-+ "]),
+)
+def test_a_one_hunk_block_is_placed_as_hunk_by_hunk_placing_places_it(
+    file: list[str], old: list[str], new: list[str], fmt: AnchoredFormat, ops: str
+) -> None:
+    # the shortcut for blocks found once as written gives what the general path gives
+    edit = block(Hunk(tuple(old), tuple(new), ops=ops), fmt=fmt)
+    text = Text.from_lines(file)
+    with mock.patch.object(anchored, "_placed_as_written", lambda *_: None):
+        general = resolve_anchored(edit, text)
+    assert resolve_anchored(edit, text) == general

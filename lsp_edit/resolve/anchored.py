@@ -20,9 +20,10 @@ from collections.abc import Sequence
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
 from lsp_edit.resolve.diffing import Opcodes, line_opcodes, minimal_edits, sequence_matcher
-from lsp_edit.resolve.elision import expand_elisions, placeholders_in
+from lsp_edit.resolve.elision import expand_elisions, is_placeholder, placeholders_in
 from lsp_edit.resolve.ladder import (
     LADDER,
+    SAME_INDENT,
     STRATEGIES,
     LineIndex,
     Match,
@@ -101,6 +102,10 @@ def _resolve_split(block: AnchoredEdit, text: Text | Draft) -> Resolution:
 
 
 def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
+    if len(block.hunks) == 1:
+        placed = _placed_as_written(block, block.hunks[0], text)
+        if placed is not None:
+            return placed
     composer = _Composer(text.lines)
     total = len(block.hunks)
     strategies: list[str] = []
@@ -120,7 +125,8 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
             continue
         composer.replace(outcome.start, outcome.end, outcome.lines, outcome.origins)
         strategies.append(outcome.strategy)
-        notes.extend(label + note for note in outcome.notes)
+        if outcome.notes:
+            notes.extend(label + note for note in outcome.notes)
         if outcome.start + len(outcome.lines) == composer.length and outcome.lines:
             # `\ No newline at end of file` speaks of the file's end: only a hunk placed
             # there. Without it, a diff's or patch's lines are whole lines: one that
@@ -136,8 +142,9 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
         if already:
             return AlreadyApplied(" ".join(already))
         return AlreadyApplied("The block changes nothing: its old and new lines are the same.")
-    loosest = max(strategies, key=_rank) if strategies else "exact"
-    notes.extend(message for message in already if total > 1)
+    loosest = _loosest(strategies)
+    if total > 1:
+        notes.extend(already)
     if final_newline is not None:
         notes.append(
             "The file now ends with a newline"
@@ -145,6 +152,30 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
             else "The file now ends without a newline, as `\\ No newline at end of file` says"
         )
     return Placed(edits, loosest, tuple(notes), final_newline)
+
+
+def _placed_as_written(block: AnchoredEdit, hunk: Hunk, text: Text | Draft) -> Placed | None:
+    """Most blocks: one hunk whose old lines are in the file once, as written, not
+    at its end, and whose new lines fill in no placeholder, placed as `_resolve`
+    places it without following hunk after hunk; None for any other block."""
+    if hunk.scope or not hunk.old_lines or hunk.old_lines == hunk.new_lines:
+        return None
+    old, new = list(hunk.old_lines), list(hunk.new_lines)
+    index = index_for(text)
+    lines = index.lines
+    if _new_holds_old(old, new) or (block.format not in _PATCH_FORMATS and _holds_any(new)):
+        return None
+    found = find_with(index, old, LADDER[0], ((0, len(lines)),))
+    if len(found) != 1 or found[0].end == len(lines):
+        return None  # not found once, or ending the file (whose newline the hunk may set)
+    start, end = found[0].start, found[0].end
+    pairing = _pairing(hunk.ops, old, new, old, new)
+    mapped = _file_form(lines[start:end], new, pairing, SAME_INDENT, set(), first=start)
+    assert not isinstance(mapped, int)  # the indentation is the same: every line maps
+    edits = _edits_around_kept(text.lines, start, end, *mapped)
+    if not edits:
+        return None  # the diff's line kinds kept what it writes: the general path says so
+    return Placed(tuple(edits), LADDER[0].name)
 
 
 def _ends_file(old: Sequence[str], current: Sequence[str]) -> bool:
@@ -230,7 +261,7 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
     if isinstance(chosen, Refused):
         return chosen
     match, hint_note = chosen
-    if match in covered:
+    if covered and match in covered:
         return _already(covered[match], ctx)
     return _replacement(match, old, new, ctx, hint_note, hunk.ops)
 
@@ -256,6 +287,13 @@ def _without_line_numbers(hunk: Hunk) -> Hunk | None:
     if new and all(prefixes):
         new = tuple(line[found.end() :] for line, found in zip(new, prefixes, strict=True) if found)
     return replace(hunk, old_lines=old, new_lines=new, ops="")
+
+
+def _loosest(strategies: list[str]) -> str:
+    """The loosest of the strategies that placed a block's hunks."""
+    if len(strategies) == 1:
+        return strategies[0]
+    return max(strategies, key=_rank) if strategies else "exact"
 
 
 def _rank(strategy: str) -> int:
@@ -287,41 +325,72 @@ def _context_reindented(
 def _replacement(
     match: Match, old: list[str], new: list[str], ctx: _Context, hint_note: str | None, ops: str
 ) -> _Replacement | Refused:
-    core_old = old[match.lead : len(old) - match.trail]
-    new_lead, new_trail = blank_edge_counts(new)
-    drop_lead = min(match.lead, new_lead)
-    drop_trail = min(match.trail, new_trail, len(new) - drop_lead)
-    core_new = new[drop_lead : len(new) - drop_trail]
+    core_old, core_new = _cores(match, old, new)
     region = list(ctx.index.lines[match.start : match.end])
-    placeholders: list[int] = []
-    if ctx.block.format not in _PATCH_FORMATS:
-        placeholders = placeholders_in(core_new, {line.strip() for line in core_old})
-    # A diff says which lines it keeps: a repeated kept line is that copy, not another.
-    pairing: Opcodes | None = None
-    if core_old == old and core_new == new:
-        pairing = _opcodes(ops, core_old, core_new)
-    if pairing is None:
-        pairing = line_opcodes(core_old, core_new)
-    mapped = _file_form(region, core_new, pairing, match.reindent, set(placeholders))
+    placeholders = _placeholders(core_new, core_old, ctx)
+    pairing = _pairing(ops, old, new, core_old, core_new)
+    mapped = _file_form(
+        region, core_new, pairing, match.reindent, set(placeholders), first=match.start
+    )
     if isinstance(mapped, int):
-        return Refused(
-            "indentation_mismatch",
-            f"The {ctx.noun} matches {ctx.lines(match.start, match.end)} "
-            f"with other indentation ({match.reindent.describe()}), but its new line "
-            f"`{core_new[mapped].strip()}` is indented in a way that cannot be carried over. "
-            "Write the block with the file's exact indentation.",
-        )
+        return _cannot_reindent(match, core_new[mapped], ctx)
     lines, kept = mapped
+    notes = _strategy_notes(match, ctx)
+    if hint_note:
+        notes.append(hint_note)
+    if not placeholders:
+        return _Replacement(
+            match.start, match.end, tuple(lines), match.strategy, tuple(notes), tuple(kept)
+        )
     expanded = expand_elisions(region, lines, placeholders, ctx.line(match.start))
     if isinstance(expanded, Refused):
         return expanded
-    notes = list(_strategy_notes(match, ctx))
-    if hint_note:
-        notes.append(hint_note)
     notes.extend(expanded.notes)
-    origins = () if placeholders else tuple(None if k is None else match.start + k for k in kept)
-    return _Replacement(
-        match.start, match.end, expanded.lines, match.strategy, tuple(notes), origins
+    return _Replacement(match.start, match.end, expanded.lines, match.strategy, tuple(notes))
+
+
+def _cores(match: Match, old: list[str], new: list[str]) -> tuple[list[str], list[str]]:
+    """The old lines the match holds, and the new lines without the blank lines at
+    their edges that the match left out of the old ones (as far as they have them)."""
+    if not match.lead and not match.trail:
+        return old, new
+    new_lead, new_trail = blank_edge_counts(new)
+    drop_lead = min(match.lead, new_lead)
+    drop_trail = min(match.trail, new_trail, len(new) - drop_lead)
+    return old[match.lead : len(old) - match.trail], new[drop_lead : len(new) - drop_trail]
+
+
+def _placeholders(new: list[str], old: list[str], ctx: _Context) -> list[int]:
+    """The new lines that stand for elided code; none in diffs and patches."""
+    if ctx.block.format in _PATCH_FORMATS or not _holds_any(new):
+        return []
+    return placeholders_in(new, {line.strip() for line in old})
+
+
+def _holds_any(new: list[str]) -> bool:
+    """Whether any of the new lines looks like a placeholder."""
+    return any(map(is_placeholder, new))
+
+
+def _pairing(
+    ops: str, old: list[str], new: list[str], core_old: list[str], core_new: list[str]
+) -> Opcodes:
+    """Which old lines the new ones keep. A diff says which lines it keeps: a
+    repeated kept line is that copy, not another."""
+    if len(core_old) == len(old) and len(core_new) == len(new):
+        spelled = _opcodes(ops, core_old, core_new)
+        if spelled is not None:
+            return spelled
+    return line_opcodes(core_old, core_new)
+
+
+def _cannot_reindent(match: Match, line: str, ctx: _Context) -> Refused:
+    return Refused(
+        "indentation_mismatch",
+        f"The {ctx.noun} matches {ctx.lines(match.start, match.end)} "
+        f"with other indentation ({match.reindent.describe()}), but its new line "
+        f"`{line.strip()}` is indented in a way that cannot be carried over. "
+        "Write the block with the file's exact indentation.",
     )
 
 
@@ -351,17 +420,18 @@ def _file_form(
     pairing: Opcodes,
     reindent: Reindent,
     placeholders: set[int],
+    first: int,
 ) -> tuple[list[str], list[int | None]] | int:
     """`new` as the file will hold it: lines paired with an old line are the file's
-    line (byte-identical), changed lines re-indented; with, per line, the index in
-    `region` of the line it keeps (None for a changed line). An int is the index
-    of a new line whose indentation cannot be mapped."""
+    line (byte-identical), changed lines re-indented; with, per line, the current
+    line it keeps (None for a changed line), `region` being current lines from
+    `first` on. An int is the index of a new line whose indentation cannot be mapped."""
     out: list[str] = []
     kept: list[int | None] = []
     for tag, i1, i2, j1, j2 in pairing:
         if tag == "equal":
             out.extend(region[i1:i2])
-            kept.extend(range(i1, i2))
+            kept.extend(range(first + i1, first + i2))
             continue
         for j in range(j1, j2):
             kept.append(None)
@@ -422,12 +492,7 @@ def _covered_by_new(
     """When the old lines are part of the new ones (a hunk that only adds lines
     around its context), each old match that lies inside a match of the new lines,
     with that match: there, the hunk is already applied."""
-    if len(new) <= len(old):
-        return {}
-    old_keys = [line.strip() for line in old]
-    new_keys = [line.strip() for line in new]
-    size = len(old_keys)
-    if not any(new_keys[k : k + size] == old_keys for k in range(len(new_keys) - size + 1)):
+    if not _new_holds_old(old, new):
         return {}
     found = search(ctx.index, new, windows)
     covered = {}
@@ -437,6 +502,17 @@ def _covered_by_new(
                 covered[match] = covering
                 break
     return covered
+
+
+def _new_holds_old(old: list[str], new: list[str]) -> bool:
+    """Whether the new lines hold the old ones among more (whitespace at the edges
+    of each line ignored): a hunk that only adds lines around its context."""
+    if len(new) <= len(old):
+        return False
+    old_keys = [line.strip() for line in old]
+    new_keys = [line.strip() for line in new]
+    size = len(old_keys)
+    return any(new_keys[k : k + size] == old_keys for k in range(len(new_keys) - size + 1))
 
 
 def _already(match: Match, ctx: _Context) -> AlreadyApplied:
@@ -773,6 +849,8 @@ class _Composer:
             return list(self.current[start:end])
         first, last, lines = self._first
         stop = first + len(lines)
+        if first <= start and end <= stop:
+            return lines[start - first : end - first]  # the changed lines alone
         delta = len(lines) - (last - first)
         return [
             *self.original[start : min(end, first)],
@@ -810,6 +888,9 @@ class _Composer:
     ) -> None:
         """Current lines `start`..`end` become `lines`; `keeps` gives, per line, the
         current line it keeps (None: a new line), when the hunk says so."""
+        if not self.dirty:
+            self._first_change(start, end, lines, keeps)
+            return
         origins = [None if k is None else self.origin_of(k) for k in keeps]
         if len(origins) != len(lines):
             origins = [None] * len(lines)
@@ -850,23 +931,50 @@ class _Composer:
         self._ends[low:] = [merged.cur_end, *(region.cur_end for region in below)]
         self._original_starts[low:high] = [orig_start]
 
+    def _first_change(
+        self, start: int, end: int, lines: Sequence[str], keeps: Sequence[int | None]
+    ) -> None:
+        """`replace` when nothing is changed yet: the current lines are the original
+        ones, so the change is the one stretch, kept aside (most blocks have one hunk)."""
+        origins: list[int | None] = list(keeps)
+        if len(origins) != len(lines):
+            origins = [None] * len(lines)
+        self._first = (start, end, list(lines))
+        self.log.append((start, end, tuple(lines)))
+        stretch = _Dirty(start, start + len(lines), start, end, origins)
+        self.dirty = [stretch]
+        self._starts, self._ends, self._original_starts = [start], [stretch.cur_end], [start]
+        self._added = [0, stretch.delta]
+
     def edits(self) -> tuple[LineEdit, ...]:
         edits: list[LineEdit] = []
         for region in self.dirty:
-            # between the lines a hunk kept, the smallest edits
-            old_at, new_at = region.orig_start, region.cur_start
-            for at, kept in enumerate(region.origins, region.cur_start):
-                if kept is None or not old_at <= kept < region.orig_end:
-                    continue
-                edits.extend(
-                    minimal_edits(self.original[old_at:kept], self._lines(new_at, at), old_at)
-                )
-                old_at, new_at = kept + 1, at + 1
-            edits.extend(
-                minimal_edits(
-                    self.original[old_at : region.orig_end],
-                    self._lines(new_at, region.cur_end),
-                    old_at,
-                )
-            )
+            edits.extend(self._stretch_edits(region))
         return tuple(edits)
+
+    def _stretch_edits(self, region: _Dirty) -> list[LineEdit]:
+        current = self._lines(region.cur_start, region.cur_end)
+        return _edits_around_kept(
+            self.original, region.orig_start, region.orig_end, current, region.origins
+        )
+
+
+def _edits_around_kept(
+    original: Sequence[str],
+    start: int,
+    end: int,
+    lines: Sequence[str],
+    origins: Sequence[int | None],
+) -> list[LineEdit]:
+    """The smallest edits that make original lines `start`..`end` into `lines`,
+    keeping each line that `origins` says is an original one (None: a written line)."""
+    edits: list[LineEdit] = []
+    old_at, new_at = start, 0
+    for at, kept in enumerate(origins):
+        if kept is None or not old_at <= kept < end:
+            continue
+        if old_at < kept or new_at < at:  # lines changed before this kept one
+            edits.extend(minimal_edits(original[old_at:kept], lines[new_at:at], old_at))
+        old_at, new_at = kept + 1, at + 1
+    edits.extend(minimal_edits(original[old_at:end], lines[new_at:], old_at))
+    return edits

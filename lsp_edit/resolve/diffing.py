@@ -30,6 +30,9 @@ def minimal_edits(old: Sequence[str], new: Sequence[str], offset: int = 0) -> tu
     (the 0-based line where `old` starts in the document)."""
     if list(old) == list(new):
         return ()
+    if len(old) <= 1 and len(new) <= 1:
+        # one line replaced, written or removed: the one edit the matcher would give
+        return (LineEdit(offset, offset + len(old), tuple(new)),)
     edits = [
         LineEdit(offset + i1, offset + i2, tuple(new[j1:j2]))
         for tag, i1, i2, j1, j2 in line_opcodes(old, new)

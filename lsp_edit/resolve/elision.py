@@ -52,8 +52,15 @@ _WORDED = LazyPattern(
 )
 
 
+# what a placeholder's first character after its indentation is: a comment's opening
+# or dots (`str.lstrip` and the patterns' `\s` strip the same whitespace)
+_PLACEHOLDER_OPENINGS = frozenset("#/-;%{<(.…")
+
+
 def is_placeholder(line: str) -> bool:
     """True when the whole line is a comment (or bare `...`) standing for elided code."""
+    if line.lstrip()[:1] not in _PLACEHOLDER_OPENINGS:
+        return False  # most lines, without running the patterns
     if _BARE.fullmatch(line):
         return True
     match = _BLOCK_COMMENT.fullmatch(line) or _LINE_COMMENT.fullmatch(line)

@@ -306,6 +306,10 @@ class LineIndex:
         """How many lines' `key` form is `value` (at most: see `_DraftIndex`)."""
         return len(self.positions(key, value))
 
+    def counts(self, key: Normaliser, values: Sequence[str]) -> list[int]:
+        """`count` of each of `values`."""
+        return [self.count(key, value) for value in values]
+
     def is_indexed(self, key: Normaliser) -> bool:
         return key in self._positions
 
@@ -324,12 +328,15 @@ class _DraftIndex(LineIndex):
 
     The first index is two counts made in C (how often each line occurs, and the
     last place of each): a line that occurred once is found there; the places of a
-    repeated line are read off the lines when first asked for.
+    repeated line are read off the lines when first asked for. Until then, searches
+    scan the lines, as for a new text; `indexed_once_edited` stops that once the
+    lines have been edited (a draft in which a block has landed: more are coming).
     """
 
-    def __init__(self, draft: EditedLines) -> None:
+    def __init__(self, draft: EditedLines, *, indexed_once_edited: bool = False) -> None:
         super().__init__(draft.lines)
         self._draft = draft
+        self._indexed_once_edited = indexed_once_edited
         self._at: dict[str, list[int]] | None = None  # line -> positions, at a version
         self._built = 0  # the version of every line not in `_versions`
         # each line's count and last position when first indexed (version `_built`),
@@ -338,8 +345,10 @@ class _DraftIndex(LineIndex):
         self._last: dict[str, int] = {}
         self._versions: dict[str, int] = {}
         self._written: dict[str, list[tuple[int, int]]] = {}  # line -> (version, position)
-        # per log entry: start, end and how many lines it adds
+        # per log entry: start, end and how many lines it adds; and, one longer, how
+        # many lines the entries before each added or removed in all
         self._shifts: list[tuple[int, int, int]] = []
+        self._moved: list[int] = [0]
         self._looser_built = len(draft.log)
 
     def keys(self, key: Normaliser) -> Sequence[str]:
@@ -352,7 +361,7 @@ class _DraftIndex(LineIndex):
         if key is not _as_written:
             self._forget_looser_forms()
             return super().positions(key, value, limit)
-        if self._at is None and self._scans < _SCANS_BEFORE_INDEXING:
+        if self._scans_instead():
             # As for a new text: the first few searches scan the lines, in C.
             self._scans += 1
             return _scan(self._draft.lines, value, limit)
@@ -364,10 +373,13 @@ class _DraftIndex(LineIndex):
             at[value] = found
             self._versions[value] = now
             return found
-        found = self._carried(found, version)
-        for since, position in written or ():
-            found += self._carried([position], since)
-        found.sort()
+        if written is None and len(found) == 1:
+            found = self._still_there(value, found[0], version)
+        else:
+            found = self._carried(found, version)
+            for since, position in written or ():
+                found += self._carried([position], since)
+            found.sort()
         at[value] = found
         self._versions[value] = now
         return found
@@ -375,14 +387,31 @@ class _DraftIndex(LineIndex):
     def count(self, key: Normaliser, value: str) -> int:
         if key is not _as_written:
             return super().count(key, value)
-        found = self._positions_at().get(value)
-        known = self._counts.get(value, 0) if found is None else len(found)
-        return known + len(self._written.get(value, ()))
+        return self.counts(key, (value,))[0]
+
+    def counts(self, key: Normaliser, values: Sequence[str]) -> list[int]:
+        if key is not _as_written:
+            return super().counts(key, values)
+        at = self._positions_at()  # brought up to date once for all the lines
+        counted, written = self._counts, self._written
+        found: list[int] = []
+        for line in values:
+            known = at.get(line)
+            found.append(
+                (counted.get(line, 0) if known is None else len(known)) + len(written.get(line, ()))
+            )
+        return found
 
     def is_indexed(self, key: Normaliser) -> bool:
         if key is _as_written:
-            return self._at is not None or self._scans >= _SCANS_BEFORE_INDEXING
+            return not self._scans_instead()
         return super().is_indexed(key)
+
+    def _scans_instead(self) -> bool:
+        """Whether a search for lines as written scans them rather than build the index."""
+        if self._at is not None or self._scans >= _SCANS_BEFORE_INDEXING:
+            return False
+        return not (self._indexed_once_edited and self._draft.log)
 
     def _positions_at(self) -> dict[str, list[int]]:
         """Every line's positions (each at its version), and the lines written since
@@ -397,11 +426,14 @@ class _DraftIndex(LineIndex):
             # the edits made so far are in the lines just read
             self._built = len(log)
             self._versions, self._written = {}, {}
-            self._shifts = [(start, end, len(new) - (end - start)) for start, end, new in log]
         while len(self._shifts) < len(log):
             start, end, new_lines = log[len(self._shifts)]
-            self._shifts.append((start, end, len(new_lines) - (end - start)))
+            delta = len(new_lines) - (end - start)
+            self._shifts.append((start, end, delta))
+            self._moved.append(self._moved[-1] + abs(delta))
             version = len(self._shifts)
+            if version <= self._built:
+                continue  # already in the lines just counted
             for offset, line in enumerate(new_lines):
                 self._written.setdefault(line, []).append((version, start + offset))
         return at
@@ -418,6 +450,19 @@ class _DraftIndex(LineIndex):
             return ([self._last[value]] if count else []), self._built
         self._written.pop(value, None)
         return _scan(self._draft.lines, value), now
+
+    def _still_there(self, value: str, position: int, version: int) -> list[int]:
+        """Where the one line `value` that was at `position` at `version`, and that no
+        edit has written since, is now: no further from there than the edits since
+        added or removed lines, so it is looked for there (in C), unless that is more
+        lines than carrying the place through each edit costs."""
+        moved = self._moved[-1] - self._moved[version]
+        if moved > _LINES_PER_EDIT_CARRIED * (len(self._shifts) - version):
+            return self._carried([position], version)
+        try:
+            return [self._draft.lines.index(value, max(position - moved, 0), position + moved + 1)]
+        except ValueError:
+            return []  # an edit replaced it
 
     def _carried(self, positions: list[int], version: int) -> list[int]:
         """Positions at `version` carried through the edits made since; a line an
@@ -444,6 +489,8 @@ class _DraftIndex(LineIndex):
 
 
 _SCANS_BEFORE_INDEXING = 16
+# Comparing a line (in C) costs about a fifth of carrying a place through an edit.
+_LINES_PER_EDIT_CARRIED = 4
 # Past this many edits since the lines were counted, carrying a line's places
 # through each edit costs more than counting the lines again (in C).
 _EDITS_BEFORE_RECOUNT = 256
@@ -486,7 +533,7 @@ def index_for(text: Text | Draft) -> LineIndex:
     if isinstance(text, Draft):
         index = _DRAFTS.get(text)
         if index is None:
-            index = _DRAFTS[text] = _DraftIndex(text)
+            index = _DRAFTS[text] = _DraftIndex(text, indexed_once_edited=True)
         return index
     for ref, index in _RECENT:
         if ref() is text:
@@ -535,41 +582,19 @@ def find_with(
     core = old[lead : len(old) - trail]
     if not core:
         return []
-    keys = [strategy.key(line) for line in core]
-    pivot, pivot_positions = -1, list[int]()
-    if not index.is_indexed(strategy.key) and strategy.key is _as_written:
-        # Unindexed: a scan for the longest line (length stands in for rarity), and
-        # for the next longest while the lines found are common (a repeated `return`
-        # would make every occurrence a candidate); every candidate is verified
-        # below, so the choice changes no result.
-        by_length = sorted(range(len(keys)), key=lambda offset: -len(keys[offset]))
-        for offset in by_length[:_PIVOT_SCANS]:
-            positions = index.positions(strategy.key, keys[offset], _FEW_CANDIDATES + 1)
-            if len(positions) <= _FEW_CANDIDATES:
-                pivot, pivot_positions = offset, positions
-                break
-        else:
-            # Every line scanned is common: all the places of the longest.
-            pivot = by_length[0]
-            pivot_positions = index.positions(strategy.key, keys[pivot])
-    if pivot < 0:
-        counts = [index.count(strategy.key, key) for key in keys]
-        if not all(counts):
+    key = strategy.key
+    keys = list(core) if key is _as_written else [key(line) for line in core]
+    if key is _as_written and not index.is_indexed(key):
+        pivot, pivot_positions = _scanned_pivot(index, keys)
+    else:
+        rarest = _rarest_pivot(index, key, keys)
+        if rarest is None:
             return []
-        # blank lines are poor pivots: prefer the rarest line with text
-        pivot = min(range(len(keys)), key=lambda offset: (not keys[offset], counts[offset]))
-        pivot_positions = index.positions(strategy.key, keys[pivot])
-    file_keys = index.keys(strategy.key)
+        pivot, pivot_positions = rarest
     size = len(core)
+    file_keys = index.keys(key)
     matches = []
-    only = windows[0] if len(windows) == 1 else None
-    for position in pivot_positions:
-        start = position - pivot
-        if only is not None:
-            if not only[0] <= start <= only[1] - size:
-                continue
-        elif not any(lo <= start and start + size <= hi for lo, hi in windows):
-            continue
+    for start in _starts_inside(pivot_positions, pivot, size, windows):
         if list(file_keys[start : start + size]) != keys:
             continue
         reindent: Reindent | None = SAME_INDENT
@@ -578,6 +603,47 @@ def find_with(
         if reindent is not None:
             matches.append(Match(start, start + size, strategy.name, reindent, lead, trail))
     return matches
+
+
+def _scanned_pivot(index: LineIndex, keys: list[str]) -> tuple[int, list[int]]:
+    """For lines not indexed: a scan for the longest line (length stands in for
+    rarity), and for the next longest while the lines found are common (a repeated
+    `return` would make every occurrence a candidate); every candidate is verified,
+    so the choice changes no result."""
+    by_length = sorted(range(len(keys)), key=lambda offset: -len(keys[offset]))
+    for offset in by_length[:_PIVOT_SCANS]:
+        positions = index.positions(_as_written, keys[offset], _FEW_CANDIDATES + 1)
+        if len(positions) <= _FEW_CANDIDATES:
+            return offset, positions
+    # Every line scanned is common: all the places of the longest.
+    return by_length[0], index.positions(_as_written, keys[by_length[0]])
+
+
+def _rarest_pivot(
+    index: LineIndex, key: Normaliser, keys: list[str]
+) -> tuple[int, list[int]] | None:
+    """The rarest of the lines and its places; None when one of them is nowhere.
+    Blank lines are poor pivots: the rarest line with text is preferred."""
+    counts = index.counts(key, keys)
+    if not all(counts):
+        return None
+    ranks = [(not line, count) for line, count in zip(keys, counts, strict=True)]
+    pivot = ranks.index(min(ranks))
+    return pivot, index.positions(key, keys[pivot])
+
+
+def _starts_inside(
+    positions: list[int], pivot: int, size: int, windows: Sequence[Window]
+) -> list[int]:
+    """Where `size` lines would start if line `pivot` of them is at each of
+    `positions`, for those that lie inside one of `windows`."""
+    starts = [position - pivot for position in positions]
+    if len(windows) == 1:
+        lo, hi = windows[0]
+        return [start for start in starts if lo <= start <= hi - size]
+    return [
+        start for start in starts if any(lo <= start and start + size <= hi for lo, hi in windows)
+    ]
 
 
 def search(
