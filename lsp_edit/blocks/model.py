@@ -227,6 +227,41 @@ class ParseProblem:
     path: str | None = None
 
 
+class LateMessage:
+    """A problem's message, written from the problem when it is first read (see
+    `late_problem`). One is shared by every problem of its kind: a reply of unclosed
+    fences holds half a million problems, whose messages nobody reads."""
+
+    __slots__ = ()
+
+    def text(self, problem: ParseProblem) -> str:
+        raise NotImplementedError
+
+
+def late_problem(
+    span: ReplySpan, code: str, message: LateMessage, path: str | None = None
+) -> ParseProblem:
+    """A problem whose message is written when first read, then kept."""
+    return ParseProblem(span, code, message, path)  # type: ignore[arg-type]
+
+
+_MESSAGE_SLOT = vars(ParseProblem)["message"]  # where the message, or its `LateMessage`, is kept
+
+
+def _message(problem: ParseProblem) -> str:
+    stored: str | LateMessage = _MESSAGE_SLOT.__get__(problem)
+    if isinstance(stored, str):
+        return stored
+    text = stored.text(problem)
+    _MESSAGE_SLOT.__set__(problem, text)
+    return text
+
+
+# Everything that reads the message (equality, `repr`, `replace`, copies) reads the
+# text: a late message is never seen.
+setattr(ParseProblem, "message", property(_message, _MESSAGE_SLOT.__set__))  # noqa: B010
+
+
 EditBlock = (
     FencedEdit | AnchoredEdit | CreateFile | DeleteFile | ChunkDiff | DeleteLines | InsertLines
 )
