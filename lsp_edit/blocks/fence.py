@@ -51,7 +51,13 @@ from lsp_edit.blocks.model import (
     late_problem,
 )
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
-from lsp_edit.blocks.paths import comment_path, path_or_none, tag_path
+from lsp_edit.blocks.paths import (
+    comment_path,
+    file_named_by,
+    may_name_file,
+    path_or_none,
+    tag_path,
+)
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
     Emit,
@@ -768,8 +774,7 @@ def read_untagged_run(
         written = match["content"]
         count = written.count("\n")
         if count == 1:  # the one line neither is a path nor a comment naming one
-            line = written[:-1]
-            if line.strip() and (path_or_none(line) or comment_path(line)) is not None:
+            if may_name_file(written) and file_named_by(written[:-1]) is not None:
                 break
         elif count:
             lines = split_block(written)
