@@ -231,17 +231,47 @@ class ShellSuggestion:
     command: str
 
 
-@value(slots=True)
 class IgnoredBlock:
     """A block that was seen and is not an edit (a fence naming no file, a shell
     block), with why; reported so that "no edit blocks" never hides it.
 
     `block` names it as the reply wrote it (`` ```bash `` block).
+
+    A frozen value written out, as `ReplySpan` is: a reply may hold a million of them.
     """
 
-    span: ReplySpan
-    block: str
-    reason: str
+    __slots__ = ("_block", "_reason", "_span")
+
+    def __init__(self, span: ReplySpan, block: str, reason: str) -> None:
+        self._span = span
+        self._block = block
+        self._reason = reason
+
+    @property
+    def span(self) -> ReplySpan:
+        return self._span
+
+    @property
+    def block(self) -> str:
+        return self._block
+
+    @property
+    def reason(self) -> str:
+        return self._reason
+
+    def __repr__(self) -> str:
+        return f"IgnoredBlock(span={self._span!r}, block={self._block!r}, reason={self._reason!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, IgnoredBlock):
+            return NotImplemented
+        return (self._span, self._block, self._reason) == (other._span, other._block, other._reason)
+
+    def __hash__(self) -> int:
+        return hash((self._span, self._block, self._reason))
+
+    def __reduce__(self) -> tuple[type[IgnoredBlock], tuple[ReplySpan, str, str]]:
+        return IgnoredBlock, (self._span, self._block, self._reason)
 
 
 @value(slots=True)
