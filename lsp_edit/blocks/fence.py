@@ -102,12 +102,13 @@ _OWN_FENCE = {"`": r"[ \t]*```", "~": r"[ \t]*~~~"}
 
 
 def _content(fence: str, wrapped: bool) -> str:
+    return rf"(?P<content>{_lines(fence, wrapped)})"
+
+
+def _lines(fence: str, wrapped: bool) -> str:
     if not wrapped:
-        return rf"(?P<content>(?:(?!{fence}).*\n)*+)"
-    return (
-        rf"(?P<content>(?:(?!{fence}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- ))"
-        rf".*\n)*+)"
-    )
+        return rf"(?:(?!{fence}).*\n)*+"
+    return rf"(?:(?!{fence}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- )).*\n)*+"
 
 
 _WHOLE = {
@@ -118,9 +119,13 @@ _WHOLE_UNWRAPPED = {
     char: LazyPattern(rf"{_content(fence, True)}(?P<fence_line>{fence}.*)\n")
     for char, fence in _OWN_FENCE.items()
 }
-# A fence with no tag, read whole (see `read_untagged_run`)
+# A fence with no tag, read whole (see `read_untagged_run`); a fence of one line that
+# starts like no fence line, marker or diff header is matched first, in a few steps
 _UNTAGGED_WHOLE = {
-    char: LazyPattern(rf"{char * 3}\n{_content(fence, True)}{char * 3}\n")
+    char: LazyPattern(
+        rf"{char * 3}\n(?P<content>[^\s`~<«*d-].*+\n(?={char * 3}\n)|{_lines(fence, True)})"
+        rf"{char * 3}\n"
+    )
     for char, fence in _OWN_FENCE.items()
 }
 _UNTAGGED_OPENERS = frozenset({"```", "~~~"})
