@@ -28,7 +28,7 @@ _COMMENT = re.compile(
     r"(?://+|--|;+|#+)\s*(?P<a>\S.*?)\s*|<!--\s*(?P<b>.*?)\s*-->|/\*\s*(?P<c>.*?)\s*\*/"
 )
 _COMMENT_STARTS = frozenset("/-;#<")  # what a line `_COMMENT` matches starts with
-# What a line that names a file holds: a path has a `/`, a `\\` or a `.ext`, unless it is
+# What a line that names a file holds: a path has a `/`, a backslash or a `.ext`, unless it is
 # a well-known name (letters); a comment starts with one of `_COMMENT_STARTS`.
 _MAY_NAME_FILE = LazyPattern(r"[/\\.A-Za-z]|^\s*[-;#<]")
 
