@@ -1,6 +1,8 @@
 """Fenced blocks: the tag grammar (complete file, line range, AST path), where
 their path comes from, their exact content, and fences that are not edits."""
 
+import copy
+
 from lsp_edit.blocks import TagError, parse_fence_tag, parse_reply
 from lsp_edit.blocks.model import (
     AstTarget,
@@ -11,6 +13,7 @@ from lsp_edit.blocks.model import (
     ReplySpan,
     ShellSuggestion,
 )
+from lsp_edit.values import replace
 
 F = "```"
 
@@ -271,3 +274,14 @@ def test_each_targeted_fence_left_open_ends_where_the_next_one_opens():
         ("FencedEdit", 6, 8),
     ]
     assert "a new fence `" + F + "python:B-run` opened at line 3" in items[0].message
+
+
+def test_a_fence_left_open_keeps_its_message_when_copied_or_moved():
+    first, _ = parse_reply(f"{F}python:A-run\nx = 1\n{F}python:B-run\ny = 2\n")
+    message = (
+        f"fenced block `{F}python:A-run` opened at reply line 1 was never closed (a new fence "
+        f"`{F}python:B-run` opened at line 3); it was skipped. Close it with a line `{F}`."
+    )
+    moved = replace(first, span=ReplySpan(7, 8))
+    assert moved.message == message and copy.deepcopy(first).message == message
+    assert first == ParseProblem(ReplySpan(1, 2), "unclosed_block", message)

@@ -43,13 +43,21 @@ from lsp_edit.blocks.model import (
     AstTarget,
     FencedEdit,
     IgnoredBlock,
+    LateMessage,
     LineRangeTarget,
     ParseProblem,
     ReplySpan,
     ShellSuggestion,
+    late_problem,
 )
 from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
-from lsp_edit.blocks.paths import comment_path, path_or_none, tag_path
+from lsp_edit.blocks.paths import (
+    comment_path,
+    file_named_by,
+    may_name_file,
+    path_or_none,
+    tag_path,
+)
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
     Emit,
@@ -94,12 +102,13 @@ _OWN_FENCE = {"`": r"[ \t]*```", "~": r"[ \t]*~~~"}
 
 
 def _content(fence: str, wrapped: bool) -> str:
+    return rf"(?P<content>{_lines(fence, wrapped)})"
+
+
+def _lines(fence: str, wrapped: bool) -> str:
     if not wrapped:
-        return rf"(?P<content>(?:(?!{fence}).*\n)*+)"
-    return (
-        rf"(?P<content>(?:(?!{fence}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- ))"
-        rf".*\n)*+)"
-    )
+        return rf"(?:(?!{fence}).*\n)*+"
+    return rf"(?:(?!{fence}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- )).*\n)*+"
 
 
 _WHOLE = {
@@ -110,9 +119,13 @@ _WHOLE_UNWRAPPED = {
     char: LazyPattern(rf"{_content(fence, True)}(?P<fence_line>{fence}.*)\n")
     for char, fence in _OWN_FENCE.items()
 }
-# A fence with no tag, read whole (see `read_untagged_run`)
+# A fence with no tag, read whole (see `read_untagged_run`); a fence of one line that
+# starts like no fence line, marker or diff header is matched first, in a few steps
 _UNTAGGED_WHOLE = {
-    char: LazyPattern(rf"{char * 3}\n{_content(fence, True)}{char * 3}\n")
+    char: LazyPattern(
+        rf"{char * 3}\n(?P<content>[^\s`~<«*d-].*+\n(?={char * 3}\n)|{_lines(fence, True)})"
+        rf"{char * 3}\n"
+    )
     for char, fence in _OWN_FENCE.items()
 }
 _UNTAGGED_OPENERS = frozenset({"```", "~~~"})
@@ -552,7 +565,9 @@ class FenceBlock:
 
     def _report_next_opener(self, raw: str, number: int) -> None:
         """The fence line `raw` at reply line `number` opens the next targeted block."""
-        self._report_unclosed(number - 1, f"a new fence `{raw.strip()}` opened at line {number}")
+        late = _next_fence_opened(self.opener, raw)  # (the block holds a line at least)
+        where = ReplySpan(self.start, number - 1)
+        self.emit(late_problem(where, "unclosed_block", late, self.path))
 
     def _close(self, end: int, written: str | None = None) -> None:
         """The block ended at reply line `end`; `written` is its content as one text,
@@ -657,14 +672,39 @@ def _unclosed(
     opener: FenceOpener, start: int, end: int, reason: str, path: str | None, closer: str | None
 ) -> ParseProblem:
     """The problem of a block opened by `opener` at reply line `start`, never closed."""
-    fence = opener.char * opener.length
     return ParseProblem(
-        span(start, end),
-        "unclosed_block",
-        f"fenced block `{fence}{opener.info}` opened at reply line {start} was never closed "
-        f"({reason}); it was skipped. Close it with a line `{closer or fence}`.",
-        path,
+        span(start, end), "unclosed_block", _unclosed_message(opener, start, reason, closer), path
     )
+
+
+def _unclosed_message(opener: FenceOpener, start: int, reason: str, closer: str | None) -> str:
+    fence = opener.char * opener.length
+    return (
+        f"fenced block `{fence}{opener.info}` opened at reply line {start} was never closed "
+        f"({reason}); it was skipped. Close it with a line `{closer or fence}`."
+    )
+
+
+class _NextFenceOpened(LateMessage):
+    """The message of a targeted block left open where the fence line `following`
+    opens the next one, on the line after the block's span."""
+
+    __slots__ = ("following", "opener")
+
+    def __init__(self, opener: FenceOpener, following: str) -> None:
+        self.opener = opener
+        self.following = following
+
+    def text(self, problem: ParseProblem) -> str:
+        where = problem.span
+        reason = f"a new fence `{self.following}` opened at line {where.end_line + 1}"
+        return _unclosed_message(self.opener, where.start_line, reason, None)
+
+
+@lru_cache(maxsize=256)
+def _next_fence_opened(opener: FenceOpener, fence_line: str) -> _NextFenceOpened:
+    """One message per pair of fence lines (a reply repeats its fence lines)."""
+    return _NextFenceOpened(opener, fence_line.strip())
 
 
 def _opens_next_edit(opener: FenceOpener, following: FenceOpener | None) -> bool:
@@ -699,8 +739,8 @@ def read_targeted_run(
         assert following is not None
         start = number + 1
         number = start + match["content"].count("\n")
-        reason = f"a new fence `{fence_line.strip()}` opened at line {number + 1}"
-        emit(_unclosed(opener, start, number, reason, None, None))
+        late = _next_fence_opened(opener, fence_line)
+        emit(late_problem(ReplySpan(start, number), "unclosed_block", late))
         pos = match.start("fence_line")
         opener = following
     return pos, number
@@ -739,8 +779,7 @@ def read_untagged_run(
         written = match["content"]
         count = written.count("\n")
         if count == 1:  # the one line neither is a path nor a comment naming one
-            line = written[:-1]
-            if line.strip() and (path_or_none(line) or comment_path(line)) is not None:
+            if may_name_file(written) and file_named_by(written[:-1]) is not None:
                 break
         elif count:
             lines = split_block(written)

@@ -28,6 +28,9 @@ _COMMENT = re.compile(
     r"(?://+|--|;+|#+)\s*(?P<a>\S.*?)\s*|<!--\s*(?P<b>.*?)\s*-->|/\*\s*(?P<c>.*?)\s*\*/"
 )
 _COMMENT_STARTS = frozenset("/-;#<")  # what a line `_COMMENT` matches starts with
+# What a line that names a file holds: a path has a `/`, a backslash or a `.ext`, unless it is
+# a well-known name (letters); a comment starts with one of `_COMMENT_STARTS`.
+_MAY_NAME_FILE = LazyPattern(r"[/\\.A-Za-z]|^\s*[-;#<]")
 
 LONGEST_PATH = 4096
 """No path a reply names is longer (Linux's PATH_MAX): a longer line is prose."""
@@ -157,6 +160,21 @@ def path_or_none(line: str | None) -> str | None:
         return text if text in KNOWN_NAMES else None
     cleaned = clean_path_line(line)
     return cleaned.path if looks_like_path(cleaned) else None
+
+
+def file_named_by(line: str) -> str | None:
+    """The path a line names, as a path line or as a comment (`path_or_none`, then
+    `comment_path`)."""
+    if not may_name_file(line):
+        return None
+    return path_or_none(line) or comment_path(line)
+
+
+def may_name_file(lines: str) -> bool:
+    """False when the first of `lines` (whole lines, or one without its ending) names
+    no file, neither as a path line nor as a comment: one quick search, where a reply
+    may hold a million fences of one number each."""
+    return _MAY_NAME_FILE.search(lines) is not None
 
 
 def comment_path(line: str) -> str | None:
