@@ -14,9 +14,10 @@ Each class gets the `__init__`, `__repr__` and `__eq__` (and, frozen, `__hash__`
 dataclass would, with `__post_init__` called the same way; `replace` copies a value
 with some fields changed. `dataclass` compiles every method of every class from source
 (and imports `inspect`); here only `__init__` is compiled, and the others are shared
-functions that read the class's field names. `lsp-edit apply` starts once per reply
-and builds every value class of the engine at each start: with `dataclass`, that was
-the largest cost of starting it.
+functions that read the class's field names, and `__init__` is compiled when the
+class's first value is made. `lsp-edit apply` starts once per reply and builds every
+value class of the engine at each start: with `dataclass`, that was the largest cost
+of starting it.
 
 Only what the engine uses is there: no ordering, no `ClassVar`, no value class
 extending another.
@@ -163,7 +164,7 @@ def _build(cls: _Class, *, frozen: bool, slots: bool, eq: bool = True) -> _Class
                     setattr(cls, name, given.default)
         for name, item in added.items():
             setattr(cls, name, item)
-    cls.__init__ = _init(cls, fields, frozen=frozen, slots=slots)  # type: ignore[misc]
+    cls.__init__ = _init_at_first_value(cls, fields, frozen=frozen, slots=slots)  # type: ignore[misc]
     return cls
 
 
@@ -188,6 +189,23 @@ def _slotted(cls: _Class, added: dict[str, object], *, frozen: bool) -> _Class:
     slotted = type(cls)(cls.__name__, cls.__bases__, namespace)
     slotted.__qualname__ = cls.__qualname__
     return slotted
+
+
+def _init_at_first_value(
+    cls: type, fields: dict[str, Field], *, frozen: bool, slots: bool
+) -> object:
+    """An `__init__` that compiles the class's own (`_init`) when the first value is
+    made, puts it on the class in its place and hands over to it. Compiling is most
+    of the cost of building a class, and a run of `lsp-edit apply` makes values of
+    few of the engine's classes: those of the formats its reply holds."""
+
+    def __init__(self: object, *args: object, **kwargs: object) -> None:
+        init = _init(cls, fields, frozen=frozen, slots=slots)
+        cls.__init__ = init  # type: ignore[misc]
+        init(self, *args, **kwargs)  # type: ignore[operator]
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
 
 
 def _init(cls: type, fields: dict[str, Field], *, frozen: bool, slots: bool) -> object:

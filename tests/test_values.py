@@ -105,6 +105,32 @@ def test_a_field_not_taken_by_init_is_set_after_init_and_eq_false_keeps_identity
     assert replace(segment, end=9).length == 7
 
 
+def test_a_class_s_first_value_is_made_as_every_later_one():
+    """Each class's `__init__` is compiled when its first value is made: that first
+    call takes the same arguments, and refuses the same mistakes, as the later ones."""
+
+    @value(slots=True)
+    class Pair:
+        left: int
+        right: int = 2
+
+    refusals = []
+    for _ in range(2):
+        with pytest.raises(TypeError) as raised:
+            Pair()  # type: ignore[call-arg]
+        refusals.append(str(raised.value))
+    assert refusals[0] == refusals[1] and "left" in refusals[0]
+    assert Pair(1) == Pair(left=1, right=2) == Pair(1, 2)
+    with pytest.raises(FrozenInstanceError):
+        Pair(1).left = 3  # type: ignore[misc]
+
+    @record
+    class Counted:
+        count: int = field(default_factory=lambda: 7)
+
+    assert Counted().count == 7 and Counted(3).count == 3
+
+
 def test_values_survive_deepcopy_and_pickle():
     items = [Span(1, 2, "n"), Named("a", ("b",)), Plan(["x"]), Segment(1, 4)]
     for item in items:
