@@ -13,10 +13,10 @@ final newline or its lack of one.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 
+from lsp_edit.patterns import LazyPattern
 from lsp_edit.values import value
 
 CRLF = "\r\n"
@@ -24,8 +24,10 @@ LF = "\n"
 CR = "\r"
 BOM = "\ufeff"
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r|$)")
-_ENDING = re.compile(r"\r\n|\n|\r")
+# Compiled when first used: only a text holding a character of `_NOT_ENDINGS` needs
+# `_LINE`, only one holding a `\r` needs `_ENDING`.
+_LINE = LazyPattern(r"[^\r\n]*(?:\r\n|\n|\r|$)")
+_ENDING = LazyPattern(r"\r\n|\n|\r")
 # What `str.splitlines` also ends a line at, and a file's lines do not end with.
 _NOT_ENDINGS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
