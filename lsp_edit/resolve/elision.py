@@ -52,8 +52,14 @@ _WORDED = LazyPattern(
 )
 
 
+# What a placeholder starts with after its indentation: dots, or a comment's opener.
+_PLACEHOLDER_STARTS = frozenset(".…{/<(#-;%")
+
+
 def is_placeholder(line: str) -> bool:
     """True when the whole line is a comment (or bare `...`) standing for elided code."""
+    if line.lstrip()[:1] not in _PLACEHOLDER_STARTS:
+        return False  # most lines: known without compiling or running a pattern
     if _BARE.fullmatch(line):
         return True
     match = _BLOCK_COMMENT.fullmatch(line) or _LINE_COMMENT.fullmatch(line)
