@@ -461,3 +461,26 @@ def test_applying_search_replace_blocks_loads_no_symbol_index_server_or_json(tmp
         if any(name == heavy or name.startswith(heavy + ".") for heavy in NOT_FOR_A_PLAIN_REPLY)
     ]
     assert loaded == []
+
+
+def test_the_program_exits_with_the_code_of_apply_and_prints_its_summary(tmp_path):
+    """`python -m lsp_edit` (as the `lsp-edit` script) ends the process with apply's
+    exit code once its output is written."""
+    (tmp_path / "notes.txt").write_text("one\n")
+    placed = tmp_path / "placed.md"
+    placed.write_text("notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n")
+    empty = tmp_path / "empty.md"
+    empty.write_text("Nothing to change.\n")
+    finished = [
+        subprocess.run(
+            [sys.executable, "-m", "lsp_edit", "apply", str(reply), "--root", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        for reply in (placed, empty)
+    ]
+    assert [process.returncode for process in finished] == [0, 1]
+    assert "All changes were applied." in finished[0].stdout
+    assert (tmp_path / "notes.txt").read_text() == "1\n"
+    assert finished[1].stdout.strip() != ""
