@@ -34,6 +34,8 @@ _NOT_ENDINGS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 def detect_line_ending(text: str) -> str:
     """The dominant line ending: CRLF if any, else LF if any, else CR if any, else LF."""
+    if CR not in text:
+        return LF  # most files: found at once (looking for CRLF reads the whole text)
     if CRLF in text:
         return CRLF
     if LF in text:
