@@ -401,6 +401,20 @@ def test_apply_as_agents_write_it_is_read_without_argparse():
         assert plain_apply(other) is None
 
 
+def test_a_reply_with_a_byte_order_mark_applies_and_one_not_utf8_names_the_byte(
+    project, tmp_path, capsys
+):
+    reply = tmp_path / "reply.md"
+    reply.write_bytes(b"\xef\xbb\xbf" + SEARCH_ONE.encode())
+    code, _, _ = run(capsys, "apply", str(reply), "--root", str(project))
+    assert code == 0
+    assert (project / "notes.txt").read_bytes() == b"1\r\ntwo\r\nthree"
+    reply.write_bytes(b"\xef\xbb\xbfnotes.txt\n\xff")
+    code, _, err = run(capsys, "apply", str(reply), "--root", str(project))
+    assert code == 2
+    assert "the reply is not UTF-8 (byte 10)" in err
+
+
 def test_apply_help_states_the_exit_codes(capsys):
     with pytest.raises(SystemExit):
         main(["apply", "--help"])
@@ -431,6 +445,7 @@ NOT_FOR_A_PLAIN_REPLY = (
     "lsp_edit.blocks.unified_diff",
     "lsp_edit.blocks.v4a",
     "lsp_edit.blocks.operations",
+    "encodings.utf_8_sig",
 )
 
 
