@@ -13,11 +13,11 @@
 Each class gets the `__init__`, `__repr__` and `__eq__` (and, frozen, `__hash__`) a
 dataclass would, with `__post_init__` called the same way; `replace` copies a value
 with some fields changed. `dataclass` compiles every method of every class from source
-(and imports `inspect`); here only `__init__` is compiled, and the others are shared
-functions that read the class's field names, and `__init__` is compiled when the
-class's first value is made. `lsp-edit apply` starts once per reply and builds every
-value class of the engine at each start: with `dataclass`, that was the largest cost
-of starting it.
+(and imports `inspect`); here the others are shared functions that read the class's
+field names, and only `__init__` is compiled, once the class has made a few values
+through a shared one (most classes make one or two in a run). `lsp-edit apply` starts
+once per reply and builds every value class of the engine at each start: with
+`dataclass`, that was the largest cost of starting it.
 
 Only what the engine uses is there: no ordering, no `ClassVar`, no value class
 extending another.
