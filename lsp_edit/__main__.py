@@ -1,5 +1,5 @@
 """`python -m lsp_edit` runs the command-line interface."""
 
-from lsp_edit.cli import main
+from lsp_edit.cli import run
 
-raise SystemExit(main())
+run()

@@ -32,8 +32,6 @@ from lsp_edit.blocks.model import (
 )
 from lsp_edit.blocks.paths import PathLine, looks_like_path
 from lsp_edit.resolve.anchored import resolve_anchored
-from lsp_edit.resolve.complete_file import resolve_complete_file
-from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import Draft, LineEdit, Text
 from lsp_edit.values import field, record, replace, value
@@ -530,6 +528,8 @@ class Planner:
                     f"`{ref.relative}` already exists; edit it with an update instead of "
                     "creating it.",
                 )
+            from lsp_edit.resolve.complete_file import resolve_complete_file
+
             created = resolve_complete_file(item.content, None)
             if isinstance(created, Placed) and not item.final_newline:
                 return replace(created, final_newline=False)
@@ -556,6 +556,8 @@ class Planner:
         if text is None:
             return self._missing(ref)
         if isinstance(item, FencedEdit) and isinstance(item.target, LineRangeTarget):
+            from lsp_edit.resolve.line_range import resolve_line_range, shift_line_target
+
             target = shift_line_target(item.target, self._history.get(ref.relative, []))
             if isinstance(target, Refused):
                 return target

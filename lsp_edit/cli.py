@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE = 0, 1, 2
 _PIECE = 1 << 20  # characters of the reply read at a time
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class UsageError(Exception):
@@ -234,6 +235,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
+def run() -> NoReturn:
+    """`lsp-edit` as a program (its console script, `python -m lsp_edit`): `main`, then
+    the process exits with its code. What the run made is first left out of garbage
+    collection: Python's exit collects every object it tracks only to free them all,
+    about a sixth of a one-block `lsp-edit apply`."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 def run_apply(args: argparse.Namespace | SimpleNamespace) -> int:
     # What start-up made is never garbage: the collector leaves it alone (and see
     # `_read_and_place`), until a caller of `main` that goes on gets it back.
@@ -323,9 +334,11 @@ def _not_written(failure: WriteFailure) -> str:
 
 
 def _read_reply(source: str) -> str:
+    """The reply, UTF-8 with its byte order mark left out (as the `utf-8-sig` codec
+    reads it, without looking that codec up at every start)."""
     data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     try:
-        return data.decode("utf-8-sig")
+        return data.removeprefix(_UTF8_BOM).decode("utf-8")
     except UnicodeDecodeError as error:
         raise UsageError(f"{source}: the reply is not UTF-8 (byte {error.start})") from None
 

@@ -13,10 +13,10 @@ final newline or its lack of one.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 
+from lsp_edit.patterns import LazyPattern
 from lsp_edit.values import value
 
 CRLF = "\r\n"
@@ -24,14 +24,18 @@ LF = "\n"
 CR = "\r"
 BOM = "\ufeff"
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r|$)")
-_ENDING = re.compile(r"\r\n|\n|\r")
+# Compiled when first used: only a text holding a character of `_NOT_ENDINGS` needs
+# `_LINE`, only one holding a `\r` needs `_ENDING`.
+_LINE = LazyPattern(r"[^\r\n]*(?:\r\n|\n|\r|$)")
+_ENDING = LazyPattern(r"\r\n|\n|\r")
 # What `str.splitlines` also ends a line at, and a file's lines do not end with.
 _NOT_ENDINGS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 def detect_line_ending(text: str) -> str:
     """The dominant line ending: CRLF if any, else LF if any, else CR if any, else LF."""
+    if CR not in text:
+        return LF  # most files: found at once (looking for CRLF reads the whole text)
     if CRLF in text:
         return CRLF
     if LF in text:

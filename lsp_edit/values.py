@@ -13,10 +13,11 @@
 Each class gets the `__init__`, `__repr__` and `__eq__` (and, frozen, `__hash__`) a
 dataclass would, with `__post_init__` called the same way; `replace` copies a value
 with some fields changed. `dataclass` compiles every method of every class from source
-(and imports `inspect`); here only `__init__` is compiled, and the others are shared
-functions that read the class's field names. `lsp-edit apply` starts once per reply
-and builds every value class of the engine at each start: with `dataclass`, that was
-the largest cost of starting it.
+(and imports `inspect`); here the others are shared functions that read the class's
+field names, and only `__init__` is compiled, once the class has made a few values
+through a shared one (most classes make one or two in a run). `lsp-edit apply` starts
+once per reply and builds every value class of the engine at each start: with
+`dataclass`, that was the largest cost of starting it.
 
 Only what the engine uses is there: no ordering, no `ClassVar`, no value class
 extending another.
@@ -163,7 +164,7 @@ def _build(cls: _Class, *, frozen: bool, slots: bool, eq: bool = True) -> _Class
                     setattr(cls, name, given.default)
         for name, item in added.items():
             setattr(cls, name, item)
-    cls.__init__ = _init(cls, fields, frozen=frozen, slots=slots)  # type: ignore[misc]
+    cls.__init__ = _init_at_first_value(cls, fields, frozen=frozen, slots=slots)  # type: ignore[misc]
     return cls
 
 
@@ -188,6 +189,92 @@ def _slotted(cls: _Class, added: dict[str, object], *, frozen: bool) -> _Class:
     slotted = type(cls)(cls.__name__, cls.__bases__, namespace)
     slotted.__qualname__ = cls.__qualname__
     return slotted
+
+
+# How many values a class makes through the shared `__init__` before its own is
+# compiled: compiling one costs about what making 30 values through the shared one
+# does, and a run of `lsp-edit apply` makes one or two values of most classes.
+_VALUES_BEFORE_COMPILING = 16
+
+
+def _init_at_first_value(
+    cls: type, fields: dict[str, Field], *, frozen: bool, slots: bool
+) -> object:
+    """The class's `__init__` until it has made `_VALUES_BEFORE_COMPILING` values: it
+    sets the fields itself (`_bound`, `_set_fields`), then compiles the class's own
+    (`_init`), puts it on the class in its place and hands over to it, as it does for
+    arguments that do not bind (the compiled one refuses them as a dataclass does).
+    Compiling was most of the cost of building a class, and was paid at every start
+    for every class."""
+    taken = tuple(name for name, spec in fields.items() if spec.init)
+    post_init = hasattr(cls, "__post_init__")
+    made = 0
+
+    def __init__(self: object, *args: object, **kwargs: object) -> None:
+        nonlocal made
+        made += 1
+        values = _bound(fields, taken, args, kwargs) if made <= _VALUES_BEFORE_COMPILING else None
+        if values is None:
+            init = _init(cls, fields, frozen=frozen, slots=slots)
+            cls.__init__ = init  # type: ignore[misc]
+            init(self, *args, **kwargs)  # type: ignore[operator]
+            return
+        _set_fields(self, cls, fields, values, frozen=frozen, slots=slots)
+        if post_init:
+            self.__post_init__()  # type: ignore[attr-defined]
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
+
+
+def _bound(
+    fields: dict[str, Field],
+    taken: tuple[str, ...],
+    args: tuple[object, ...],
+    kwargs: dict[str, object],
+) -> dict[str, object] | None:
+    """Each field's value for these arguments, as the compiled `__init__` binds them
+    (defaults made in the fields' order); None when they do not bind."""
+    if len(args) > len(taken):
+        return None
+    values = dict(zip(taken, args, strict=False))  # the first fields, by position
+    for name, item in kwargs.items():
+        if name in values or name not in taken:
+            return None
+        values[name] = item
+    missing = [(name, spec) for name, spec in fields.items() if name not in values]
+    if any(
+        spec.init and spec.default_factory is None and spec.default is _MISSING
+        for _, spec in missing
+    ):
+        return None  # a required argument is missing
+    for name, spec in missing:
+        if spec.default_factory is not None:
+            values[name] = spec.default_factory()
+        elif spec.default is not _MISSING:
+            values[name] = spec.default
+    return values
+
+
+def _set_fields(
+    self: object,
+    cls: type,
+    fields: dict[str, Field],
+    values: dict[str, object],
+    *,
+    frozen: bool,
+    slots: bool,
+) -> None:
+    """Sets the fields in their order, as the compiled `__init__` does."""
+    for name in fields:
+        if name not in values:
+            continue  # set by __post_init__
+        if frozen and slots:
+            vars(cls)[name].__set__(self, values[name])
+        elif frozen:
+            self.__dict__[name] = values[name]
+        else:
+            setattr(self, name, values[name])
 
 
 def _init(cls: type, fields: dict[str, Field], *, frozen: bool, slots: bool) -> object:

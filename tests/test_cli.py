@@ -401,6 +401,20 @@ def test_apply_as_agents_write_it_is_read_without_argparse():
         assert plain_apply(other) is None
 
 
+def test_a_reply_with_a_byte_order_mark_applies_and_one_not_utf8_names_the_byte(
+    project, tmp_path, capsys
+):
+    reply = tmp_path / "reply.md"
+    reply.write_bytes(b"\xef\xbb\xbf" + SEARCH_ONE.encode())
+    code, _, _ = run(capsys, "apply", str(reply), "--root", str(project))
+    assert code == 0
+    assert (project / "notes.txt").read_bytes() == b"1\r\ntwo\r\nthree"
+    reply.write_bytes(b"\xef\xbb\xbfnotes.txt\n\xff")
+    code, _, err = run(capsys, "apply", str(reply), "--root", str(project))
+    assert code == 2
+    assert "the reply is not UTF-8 (byte 10)" in err
+
+
 def test_apply_help_states_the_exit_codes(capsys):
     with pytest.raises(SystemExit):
         main(["apply", "--help"])
@@ -410,9 +424,10 @@ def test_apply_help_states_the_exit_codes(capsys):
 
 
 # Imported by `lsp-edit apply` only when a reply needs them: the symbol index, the
-# language server, and what only some formats or options use. `dataclasses` (and
-# with it `inspect`) never: the engine's values are `lsp_edit.values`; `typing` never
-# (for the type checker only); argparse only for help, a mistake or another command.
+# language server, and what only some formats or options use (the parsers of diffs,
+# V4A patches and JSON operations among them). `dataclasses` (and with it `inspect`)
+# never: the engine's values are `lsp_edit.values`; `typing` never (for the type
+# checker only); argparse only for help, a mistake or another command.
 NOT_FOR_A_PLAIN_REPLY = (
     "argparse",
     "dataclasses",
@@ -427,6 +442,12 @@ NOT_FOR_A_PLAIN_REPLY = (
     "json",
     "tempfile",
     "shutil",
+    "lsp_edit.blocks.unified_diff",
+    "lsp_edit.blocks.v4a",
+    "lsp_edit.blocks.operations",
+    "encodings.utf_8_sig",
+    "lsp_edit.resolve.complete_file",
+    "lsp_edit.resolve.line_range",
 )
 
 
@@ -457,3 +478,26 @@ def test_applying_search_replace_blocks_loads_no_symbol_index_server_or_json(tmp
         if any(name == heavy or name.startswith(heavy + ".") for heavy in NOT_FOR_A_PLAIN_REPLY)
     ]
     assert loaded == []
+
+
+def test_the_program_exits_with_the_code_of_apply_and_prints_its_summary(tmp_path):
+    """`python -m lsp_edit` (as the `lsp-edit` script) ends the process with apply's
+    exit code once its output is written."""
+    (tmp_path / "notes.txt").write_text("one\n")
+    placed = tmp_path / "placed.md"
+    placed.write_text("notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n")
+    empty = tmp_path / "empty.md"
+    empty.write_text("Nothing to change.\n")
+    finished = [
+        subprocess.run(
+            [sys.executable, "-m", "lsp_edit", "apply", str(reply), "--root", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        for reply in (placed, empty)
+    ]
+    assert [process.returncode for process in finished] == [0, 1]
+    assert "All changes were applied." in finished[0].stdout
+    assert (tmp_path / "notes.txt").read_text() == "1\n"
+    assert finished[1].stdout.strip() != ""

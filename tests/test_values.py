@@ -105,6 +105,85 @@ def test_a_field_not_taken_by_init_is_set_after_init_and_eq_false_keeps_identity
     assert replace(segment, end=9).length == 7
 
 
+def test_a_class_s_first_value_is_made_as_every_later_one():
+    """Each class's `__init__` is compiled when its first value is made: that first
+    call takes the same arguments, and refuses the same mistakes, as the later ones."""
+
+    @value(slots=True)
+    class Pair:
+        left: int
+        right: int = 2
+
+    refusals = []
+    for _ in range(2):
+        with pytest.raises(TypeError) as raised:
+            Pair()  # type: ignore[call-arg]
+        refusals.append(str(raised.value))
+    assert refusals[0] == refusals[1] and "left" in refusals[0]
+    assert Pair(1) == Pair(left=1, right=2) == Pair(1, 2)
+    with pytest.raises(FrozenInstanceError):
+        Pair(1).left = 3  # type: ignore[misc]
+
+    @record
+    class Counted:
+        count: int = field(default_factory=lambda: 7)
+
+    assert Counted().count == 7 and Counted(3).count == 3
+
+
+def test_values_made_before_and_after_their_class_compiles_its_init_are_alike():
+    """A class sets the fields of its first values itself, then compiles its own
+    `__init__`: every value is made as the dataclass makes it, defaults, factories and
+    `__post_init__` included, and every mistake is refused the same way."""
+
+    @value(slots=True)
+    class Tagged:
+        start: int
+        end: int = 0
+        note: str = field(default="", compare=False)
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class TaggedDataclass:
+        start: int
+        end: int = 0
+        note: str = dataclasses.field(default="", compare=False)
+
+    @record
+    class Measured:
+        start: int
+        items: list[int] = field(default_factory=list)
+        length: int = field(init=False)
+
+        def __post_init__(self) -> None:
+            self.length = self.start * 2
+
+    @dataclasses.dataclass
+    class MeasuredDataclass:
+        start: int
+        items: list[int] = dataclasses.field(default_factory=list)
+        length: int = dataclasses.field(init=False)
+
+        def __post_init__(self) -> None:
+            self.length = self.start * 2
+
+    shown = lambda item: repr(item).replace("Dataclass", "")  # noqa: E731
+    refusals: set[str] = set()
+    for n in range(40):
+        calls = [((n,), {}), ((n, n + 1), {}), ((n,), {"note": "x"}), ((), {"end": 2, "start": n})]
+        for args, kwargs in calls:
+            assert shown(Tagged(*args, **kwargs)) == shown(TaggedDataclass(*args, **kwargs))
+        made = Measured(n)
+        assert shown(made) == shown(MeasuredDataclass(n)) and made.length == 2 * n
+        assert made.items is not Measured(n).items
+        for args, kwargs in [((), {}), ((1, 2, 3, 4), {}), ((1,), {"start": 1}), ((1,), {"x": 1})]:
+            with pytest.raises(TypeError) as raised:
+                Tagged(*args, **kwargs)  # type: ignore[call-arg,misc]
+            refusals.add(str(raised.value))
+        with pytest.raises(TypeError):
+            Measured(1, [], 2)  # type: ignore[call-arg]
+    assert len(refusals) == 4  # each mistake refused in one way, first value to last
+
+
 def test_values_survive_deepcopy_and_pickle():
     items = [Span(1, 2, "n"), Named("a", ("b",)), Plan(["x"]), Segment(1, 4)]
     for item in items:

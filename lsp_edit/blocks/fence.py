@@ -50,7 +50,6 @@ from lsp_edit.blocks.model import (
     ShellSuggestion,
     late_problem,
 )
-from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
 from lsp_edit.blocks.paths import (
     comment_path,
     file_named_by,
@@ -70,9 +69,15 @@ from lsp_edit.blocks.scanner import (
     where,
     without_bom,
 )
-from lsp_edit.blocks.unified_diff import UnifiedDiff
 from lsp_edit.patterns import LazyPattern
 from lsp_edit.values import NamedTuple, record, value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from lsp_edit.blocks.unified_diff import UnifiedDiff
+
+# The parsers of diffs and JSON operations are imported by the first block that holds
+# one: `lsp-edit apply` starts once per reply, and most replies hold none.
 
 SHELL_TAGS = frozenset(
     {"bash", "sh", "shell", "console", "zsh", "fish", "ksh", "csh", "tcsh", "shellsession"}
@@ -420,6 +425,8 @@ class FenceBlock:
             if pending is not None:
                 self._pending_minus = None
                 if text.startswith("+++ "):
+                    from lsp_edit.blocks.unified_diff import UnifiedDiff
+
                     plus = ReplyLine(text, line.number, raw)
                     self.successor = UnifiedDiff.from_headers(pending, plus, self.emit)
                     return Step.WRAP
@@ -634,6 +641,13 @@ class FenceBlock:
 
     def _json(self, end: int) -> bool:
         """Operations in a ```json block; False when the block is an ordinary JSON file."""
+        from lsp_edit.blocks.operations import (
+            JsonError,
+            is_operations,
+            load_json,
+            operations_from_value,
+        )
+
         text = "\n".join(self.content)
         value = load_json(text)
         if isinstance(value, JsonError):

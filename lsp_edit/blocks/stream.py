@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import re
 
-from lsp_edit.blocks import common_prefix, search_replace, unified_diff, v4a
+from lsp_edit.blocks import common_prefix, search_replace
 from lsp_edit.blocks.common_prefix import CommonPrefixBlock
 from lsp_edit.blocks.fence import OPENER as FENCE_OPENER
 from lsp_edit.blocks.fence import (
@@ -46,7 +46,6 @@ from lsp_edit.blocks.markers import (
     is_search_opener,
 )
 from lsp_edit.blocks.model import IgnoredBlock, ParseProblem, ReplyItem
-from lsp_edit.blocks.operations import JsonError, is_operations, load_json, operations_from_value
 from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
@@ -55,14 +54,15 @@ from lsp_edit.blocks.scanner import (
     where,
 )
 from lsp_edit.blocks.search_replace import SearchReplaceBlock
-from lsp_edit.blocks.unified_diff import UnifiedDiff
-from lsp_edit.blocks.v4a import V4APatch
 from lsp_edit.patterns import LazyPattern
 from lsp_edit.values import value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
     from lsp_edit.blocks.scanner import BlockParser
+
+# The parsers of diffs, patches and JSON operations are imported by the first block of
+# their format: `lsp-edit apply` starts once per reply, and most replies hold none.
 
 
 def parse_reply(text: str) -> list[ReplyItem]:
@@ -213,6 +213,13 @@ class _JsonDocument:
         return self.close() if self.depth <= 0 else None
 
     def close(self) -> _JsonOutcome:
+        from lsp_edit.blocks.operations import (
+            JsonError,
+            is_operations,
+            load_json,
+            operations_from_value,
+        )
+
         end = self.lines[-1][1] if self.lines else self.start
         text = "\n".join(line for line, _ in self.lines)
         value = load_json(text)
@@ -361,6 +368,8 @@ class _Machine:
             if stop >= 0:
                 self._look.restart(chain=path)
         elif kind == "patch":
+            import lsp_edit.blocks.v4a as v4a  # the quickest form of import
+
             stop = v4a.read_whole(text, after, end, number, emit)
             if stop >= 0:
                 self._look.restart()
@@ -371,6 +380,8 @@ class _Machine:
                 self._number += 1
                 self._look.restart()
                 return after
+            import lsp_edit.blocks.unified_diff as unified_diff  # the quickest form of import
+
             stop = unified_diff.read_whole(text, after, end, match["diff"], number, emit)
             if stop >= 0:
                 self._look.restart()
@@ -422,10 +433,16 @@ class _Machine:
         elif first == "«" and is_edit_opener(stripped):
             block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
         elif first == "*" and is_patch_opener(stripped):
+            from lsp_edit.blocks.v4a import V4APatch
+
             block = V4APatch(line, self.emit)
         elif first == "*" and is_patch_file_header(stripped):
+            from lsp_edit.blocks.v4a import V4APatch
+
             block = V4APatch.from_header(line, self.emit)
         elif raw.startswith("--- "):
+            from lsp_edit.blocks.unified_diff import UnifiedDiff
+
             block = UnifiedDiff.from_minus(line, self.emit)
         elif first in ("`", "~") and self._wrapper is None:
             return self._open_fence_at(text, pos, newline + 1, end, line_opener(raw))
@@ -584,18 +601,28 @@ class _Machine:
             self._block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
             return
         elif first == "*" and is_patch_opener(stripped):
+            from lsp_edit.blocks.v4a import V4APatch
+
             self._block = V4APatch(line, self.emit)
             return
         elif first == "*" and is_patch_file_header(stripped):
+            from lsp_edit.blocks.v4a import V4APatch
+
             self._block = V4APatch.from_header(line, self.emit)
             return
         elif text.startswith("diff --git "):
+            from lsp_edit.blocks.unified_diff import UnifiedDiff
+
             self._block = UnifiedDiff.from_git(line, self.emit)
             return
         elif text.startswith("--- "):
+            from lsp_edit.blocks.unified_diff import UnifiedDiff
+
             self._block = UnifiedDiff.from_minus(line, self.emit)
             return
         elif text.startswith("@@") and wrapper is not None and wrapper.is_diff:
+            from lsp_edit.blocks.unified_diff import UnifiedDiff
+
             self._block = UnifiedDiff.from_hunk(line, wrapper.path, self.emit)
             return
         self._look.note(text)

@@ -14,11 +14,11 @@ against the text the block was given.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
+from lsp_edit.patterns import LazyPattern
 from lsp_edit.resolve.diffing import Opcodes, line_opcodes, minimal_edits, sequence_matcher
 from lsp_edit.resolve.elision import expand_elisions, is_placeholder, placeholders_in
 from lsp_edit.resolve.ladder import (
@@ -266,7 +266,7 @@ def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Re
     return _replacement(match, old, new, ctx, hint_note, hunk.ops)
 
 
-_LINE_NUMBER = re.compile(r"\s*(\d+) ?\|(?: |$)")
+_LINE_NUMBER = LazyPattern(r"\s*(\d+) ?\|(?: |$)")  # only for a block not found
 
 
 def _without_line_numbers(hunk: Hunk) -> Hunk | None:
