@@ -473,10 +473,9 @@ def missed_targets(measured: dict[str, list[float]], broken: list[str]) -> list[
             "Python here).",
             f"  Importing the engine takes {imported - alone:.0f} ms of the difference, about "
             f"{own_share:.0%} of it (by `python -X",
-            "  importtime`) in its own modules: defining the parsers of every format, which the "
-            "reply reader",
-            "  imports whatever the reply holds, their patterns and value classes. The rest "
-            "goes to the Python",
+            "  importtime`) in its own modules: the reply reader, the parsers of the formats "
+            "the reply holds,",
+            "  the matching ladder, their patterns and value classes. The rest goes to the Python",
             "  modules it imports that Python's start had not (the largest: "
             f"{', '.join(largest)}).",
             "  Placing the block, with reading the reply and the file and writing the file, "
