@@ -239,10 +239,31 @@ def run() -> NoReturn:
     """`lsp-edit` as a program (its console script, `python -m lsp_edit`): `main`, then
     the process exits with its code. What the run made is first left out of garbage
     collection: Python's exit collects every object it tracks only to free them all,
-    about a sixth of a one-block `lsp-edit apply`."""
+    about a sixth of a one-block `lsp-edit apply`. Once its output is out, the process
+    ends at once when nothing is left to finish: Python's exit would then only free
+    every module and object one by one (3% of a one-block `lsp-edit apply`)."""
     code = main()
     gc.freeze()
+    if _nothing_left_to_finish():
+        os._exit(code)
     sys.exit(code)
+
+
+def _nothing_left_to_finish() -> bool:
+    """Whether ending the process now loses nothing: standard output and error are
+    written out, no exit handler is registered and no other thread runs. (When writing
+    the output fails, Python's exit reports it as it always does.)"""
+    import atexit
+
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return False
+    threading = sys.modules.get("threading")
+    others = threading is not None and threading.active_count() > 1
+    return atexit._ncallbacks() == 0 and not others
 
 
 def run_apply(args: argparse.Namespace | SimpleNamespace) -> int:

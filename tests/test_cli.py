@@ -482,7 +482,8 @@ def test_applying_search_replace_blocks_loads_no_symbol_index_server_or_json(tmp
 
 def test_the_program_exits_with_the_code_of_apply_and_prints_its_summary(tmp_path):
     """`python -m lsp_edit` (as the `lsp-edit` script) ends the process with apply's
-    exit code once its output is written."""
+    exit code once its output is written (buffered, as a pipe's is)."""
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
     (tmp_path / "notes.txt").write_text("one\n")
     placed = tmp_path / "placed.md"
     placed.write_text("notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n")
@@ -494,6 +495,7 @@ def test_the_program_exits_with_the_code_of_apply_and_prints_its_summary(tmp_pat
             capture_output=True,
             text=True,
             check=False,
+            env=buffered,
         )
         for reply in (placed, empty)
     ]
