@@ -199,8 +199,8 @@ class Text:
     def _joined(self) -> str:
         """The text without its BOM."""
         if self._ends_alike:
-            body = self.eol.join(self.lines)
-            return body + self.eol if self.final_newline else body
+            # the last line's ending joined too, rather than the whole text copied to add it
+            return self.eol.join([*self.lines, ""] if self.final_newline else self.lines)
         return "".join(self.raw_lines)
 
     @property

@@ -220,11 +220,8 @@ class Workspace:
         target = ref.absolute
         if not _is_within(Path(os.path.realpath(target.parent)), self.root):
             raise PermissionError(f"refusing to write outside the workspace: {ref.relative}")
-        missing = [
-            folder for folder in (target.parent, *target.parent.parents) if not folder.exists()
-        ]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        created.extend(reversed(missing))
+        if not target.parent.is_dir():  # (most files are written where they were)
+            created.extend(_folders_made(target.parent))
         mode = _mode_of(target)
         handle, temporary = _new_temporary(target)
         try:
@@ -276,6 +273,14 @@ def decode(data: bytes, name: str) -> Text | Refused:
             "untouched rather than rewritten in another encoding.",
         )
     return Text.from_string(content)
+
+
+def _folders_made(folder: Path) -> list[Path]:
+    """Makes `folder` and the folders above it that are missing; returns those it
+    made, outermost first."""
+    missing = [above for above in (folder, *folder.parents) if not above.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing[::-1]
 
 
 def _shortened(path: str) -> str:
