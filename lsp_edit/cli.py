@@ -281,7 +281,7 @@ def _apply(args: argparse.Namespace | SimpleNamespace) -> int:
     if not root.is_dir():
         raise UsageError(f"--root {args.root}: not a folder")
     reply = _read_reply(args.response)
-    workspace = Workspace(root)
+    workspace = Workspace(root, files_stay=True)
     planner = Planner(
         workspace,
         Session(args.mode),
