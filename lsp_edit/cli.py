@@ -16,7 +16,7 @@ import functools
 import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -388,7 +388,17 @@ def _unified_diff(outcome: FileOutcome) -> str:
 def _plan_json(plan: Plan, *, diff: bool, failure: WriteFailure | None) -> list[dict[str, Any]]:
     """One object per change, each with what became of its file (`file_status`, and
     its unified diff with `--diff`), then one per suggested shell command."""
-    rows = [_change_json(change, plan, diff=diff, failure=failure) for change in plan.changes]
+
+    @functools.cache
+    def file_told(name: str) -> tuple[str, str]:
+        """What became of a file, and its diff with `--diff`: made once per file, however
+        many changes it has (a diff of a large file takes a good part of a second)."""
+        outcome = plan.files[name]
+        return file_fate(outcome), _unified_diff(outcome) if diff else ""
+
+    rows = [
+        _change_json(change, plan, file_told, diff=diff, failure=failure) for change in plan.changes
+    ]
     rows += [
         {
             "id": None,
@@ -409,10 +419,19 @@ def _plan_json(plan: Plan, *, diff: bool, failure: WriteFailure | None) -> list[
 
 
 def _change_json(
-    change: Change, plan: Plan, *, diff: bool, failure: WriteFailure | None
+    change: Change,
+    plan: Plan,
+    file_told: Callable[[str], tuple[str, str]],
+    *,
+    diff: bool,
+    failure: WriteFailure | None,
 ) -> dict[str, Any]:
     outcome = plan.files.get(change.file) if change.file is not None else None
-    fate = file_fate(outcome) if outcome is not None else "unchanged"
+    fate, file_diff = (
+        file_told(change.file)
+        if change.file is not None and outcome is not None
+        else ("unchanged", "")
+    )
     if failure is not None:
         fate = "unchanged"  # every file was put back (or the failure says otherwise)
     row: dict[str, Any] = {
@@ -432,7 +451,7 @@ def _change_json(
         "moved_to": outcome.moved_to if outcome is not None else None,
     }
     if diff:
-        row["diff"] = _unified_diff(outcome) if outcome is not None else ""
+        row["diff"] = file_diff
     if failure is not None:
         row["write_error"] = _not_written(failure)
     return row
