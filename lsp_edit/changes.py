@@ -100,7 +100,7 @@ class FileOutcome:
     def changed(self) -> bool:
         if self.before is None or self.after is None:
             return self.before is not self.after
-        return self.before.raw_lines != self.after.raw_lines or self.before.bom != self.after.bom
+        return self.before != self.after  # their lines with their endings, and BOM
 
 
 @record

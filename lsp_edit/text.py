@@ -96,19 +96,43 @@ class LineEdit:
         return len(self.new_lines) - (self.end - self.start)
 
 
-@value
 class Text:
-    """An immutable document text: its lines (each with its ending) and a BOM flag."""
+    """An immutable document text: its lines (each with its ending) and a BOM flag.
 
-    raw_lines: tuple[str, ...]
-    bom: bool = False
+    A text whose lines all end alike (the last one may have no ending), as most files'
+    do, is kept as its lines without endings, the ending and whether the last line has
+    it: its `raw_lines` are made only when asked for, so reading a file splits it once.
+    """
+
+    bom: bool
+
+    def __init__(self, raw_lines: tuple[str, ...], bom: bool = False) -> None:
+        self.__dict__.update(raw_lines=raw_lines, bom=bom)
+
+    @staticmethod
+    def _ending_alike(lines: list[str], eol: str, last_ends: bool, bom: bool) -> Text:
+        """The text of `lines`, each ended with `eol` but the last, which is when
+        `last_ends`."""
+        text = Text.__new__(Text)
+        text.__dict__.update(lines=lines, eol=eol, bom=bom, _last_ends=last_ends and bool(lines))
+        return text
 
     @staticmethod
     def from_string(text: str) -> Text:
         bom = text.startswith(BOM)
         if bom:
             text = text[1:]
-        return Text(tuple(split_lines(text)), bom)
+        eol = _single_ending(text)
+        if eol is None:
+            result = Text(tuple(split_lines(text)), bom)
+        else:
+            lines = text.split(eol)
+            last_ends = lines[-1] == ""
+            if last_ends:
+                lines.pop()
+            result = Text._ending_alike(lines, eol, last_ends, bom)
+        result.__dict__["_joined"] = text
+        return result
 
     @staticmethod
     def from_lines(lines: Iterable[str], *, eol: str = LF, final_newline: bool = True) -> Text:
@@ -119,10 +143,48 @@ class Text:
             raw[-1] = content[-1]
         return Text(tuple(raw))
 
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a Text is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: a Text is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Text):
+            return NotImplemented
+        if self.bom != other.bom:
+            return False
+        if self._ends_alike and other._ends_alike:
+            return self.lines == other.lines and (
+                not self.lines or (self.eol, self.final_newline) == (other.eol, other.final_newline)
+            )
+        return self.raw_lines == other.raw_lines
+
+    def __hash__(self) -> int:
+        return hash((self.raw_lines, self.bom))
+
+    def __repr__(self) -> str:
+        return f"Text(raw_lines={self.raw_lines!r}, bom={self.bom!r})"
+
+    @property
+    def _ends_alike(self) -> bool:
+        """Whether the text is kept as its lines without endings (see the class)."""
+        return "_last_ends" in self.__dict__
+
+    @cached_property
+    def raw_lines(self) -> tuple[str, ...]:
+        """The lines, each with its ending (made from the lines of a text whose lines
+        end alike, when first asked for)."""
+        eol, lines = self.eol, self.lines
+        raw = [line + eol for line in lines]
+        if raw and not self.__dict__["_last_ends"]:
+            raw[-1] = lines[-1]
+        return tuple(raw)
+
     @cached_property
     def lines(self) -> list[str]:
         """The lines without their endings. Do not mutate."""
-        body = "".join(self.raw_lines)
+        body = self._joined
         lines = body.split("\n") if "\r" not in body else _ENDING.split(body)
         if self.raw_lines and lines and lines[-1] == "" and self.final_newline:
             lines.pop()
@@ -131,19 +193,28 @@ class Text:
     @cached_property
     def eol(self) -> str:
         """The ending new lines get: the dominant one of this text."""
-        return detect_line_ending("".join(self.raw_lines))
+        return detect_line_ending(self._joined)
+
+    @cached_property
+    def _joined(self) -> str:
+        """The text without its BOM."""
+        if self._ends_alike:
+            # the last line's ending joined too, rather than the whole text copied to add it
+            return self.eol.join([*self.lines, ""] if self.final_newline else self.lines)
+        return "".join(self.raw_lines)
 
     @property
     def final_newline(self) -> bool:
+        if self._ends_alike:
+            return bool(self.__dict__["_last_ends"])
         return bool(self.raw_lines) and ending_of(self.raw_lines[-1]) != ""
 
     @property
     def line_count(self) -> int:
-        return len(self.raw_lines)
+        return len(self.lines) if self._ends_alike else len(self.raw_lines)
 
     def render(self) -> str:
-        body = "".join(self.raw_lines)
-        return BOM + body if self.bom else body
+        return BOM + self._joined if self.bom else self._joined
 
     def __str__(self) -> str:
         return self.render()
@@ -156,9 +227,16 @@ class Text:
         text's result gets one, as a new file should), unless `final_newline`
         says otherwise (line operations, whose content decides).
         """
-        raw, lines = list(self.raw_lines), list(self.lines)
+        keeps = _keeps_final_newline(self, final_newline)
+        lines = list(self.lines)
         eol = self.eol
-        _splice(raw, lines, edits, eol, _keeps_final_newline(self, final_newline))
+        if self._ends_alike:
+            _, last_ends = _splice_alike(lines, edits, keeps)
+            if not self.lines:
+                eol = _ending_found(lines, eol, last_ends)  # as an empty text's result
+            return Text._ending_alike(lines, eol, last_ends, self.bom)
+        raw = list(self.raw_lines)
+        _splice(raw, lines, edits, eol, keeps)
         result = Text(tuple(raw), self.bom)
         # Derived once here rather than re-split: a sequence of edits to a large
         # file would otherwise pay a full split per edit.
@@ -173,15 +251,48 @@ class Text:
         return Text(tuple(raw_lines), self.bom)
 
 
+def _single_ending(text: str) -> str | None:
+    """The one ending every line of `text` has (LF for a text of one line or none),
+    or None when it has several."""
+    if CR not in text:
+        return LF
+    crs = text.count(CR)
+    if LF not in text:
+        return CR
+    if crs == text.count(CRLF) == text.count(LF):
+        return CRLF
+    return None
+
+
+def _ending_found(lines: list[str], eol: str, last_ends: bool) -> str:
+    """The ending `detect_line_ending` finds in lines that end alike: LF when none has
+    one."""
+    return eol if len(lines) > 1 or (lines and last_ends) else LF
+
+
 def _keeps_final_newline(text: Text | Draft, wanted: bool | None) -> bool:
     """Whether the last line ends with a newline after an edit: as `wanted` says, or
     as it does now (an empty text's result gets one, as a new file should)."""
     if wanted is not None:
         return wanted
-    return text.final_newline or not text.raw_lines
+    return text.final_newline or not text.line_count
 
 
 _ENDINGS = (LF, CR)  # what every line ending ends with
+
+
+def _in_order(edits: Sequence[LineEdit], count: int) -> list[LineEdit]:
+    """Non-overlapping edits of `count` lines, last first (each edit's lines are then
+    still where it says when it is made)."""
+    ordered = list(edits)
+    if len(ordered) > 1:
+        ordered.sort(key=lambda e: (e.start, e.end), reverse=True)
+        for after, before in itertools.pairwise(ordered):
+            if after.start < before.end:
+                raise ValueError(f"overlapping edits at lines {before.start}..{before.end}")
+    if ordered and ordered[0].end > count:
+        raise ValueError(f"edit past the end of a {count}-line text")
+    return ordered
 
 
 def _splice(
@@ -190,14 +301,7 @@ def _splice(
     """Applies non-overlapping edits, all given against `raw`/`lines`, in place: from
     the last one up, so each edit's lines are still where it says. Returns the edits
     in the order made."""
-    ordered = list(edits)
-    if len(ordered) > 1:
-        ordered.sort(key=lambda e: (e.start, e.end), reverse=True)
-        for after, before in itertools.pairwise(ordered):
-            if after.start < before.end:
-                raise ValueError(f"overlapping edits at lines {before.start}..{before.end}")
-    if ordered and ordered[0].end > len(raw):
-        raise ValueError(f"edit past the end of a {len(raw)}-line text")
+    ordered = _in_order(edits, len(raw))
     for edit in ordered:
         raw[edit.start : edit.end] = [line + eol for line in edit.new_lines]
         lines[edit.start : edit.end] = edit.new_lines
@@ -218,17 +322,40 @@ def _splice(
     return ordered
 
 
+def _splice_alike(
+    lines: list[str], edits: Sequence[LineEdit], final_newline: bool
+) -> tuple[list[LineEdit], bool]:
+    """What `_splice` does, done to the lines of a text whose lines end alike: every
+    line but the last has the ending, before and after. Returns the edits in the
+    order made, and whether the last line now has the ending."""
+    ordered = _in_order(edits, len(lines))
+    for edit in ordered:
+        lines[edit.start : edit.end] = edit.new_lines
+    if final_newline or not lines:
+        return ordered, bool(lines)
+    if lines[-1] == "":
+        # an empty last line without an ending is no line at all; the one above
+        # keeps its ending
+        lines.pop()
+        return ordered, bool(lines)
+    return ordered, False
+
+
 class Draft:
     """A file's text while the blocks of one reply land in it one after another:
     its lines are changed in place, so each block costs what it changes, not the
     size of the file (`Text.replace` copies every line). `log` lists every edit
     made, as `(start, end, new_lines)` against the text as it was then, for
     indexes that follow the draft rather than rebuild. `text()` gives the result.
+
+    The lines of a text whose lines end alike are changed without their endings.
     """
 
     def __init__(self, text: Text) -> None:
-        self.raw_lines: list[str] = list(text.raw_lines)
         self.lines: list[str] = list(text.lines)
+        # each line with its ending, only for a text whose lines do not end alike
+        self._raw: list[str] | None = None if text._ends_alike else list(text.raw_lines)
+        self._last_ends = text.final_newline
         self.bom = text.bom
         self.eol = text.eol
         self.log: list[tuple[int, int, tuple[str, ...]]] = []
@@ -236,28 +363,39 @@ class Draft:
 
     @property
     def final_newline(self) -> bool:
-        return bool(self.raw_lines) and self.raw_lines[-1].endswith(_ENDINGS)
+        if self._raw is None:
+            return self._last_ends
+        return bool(self._raw) and self._raw[-1].endswith(_ENDINGS)
 
     @property
     def line_count(self) -> int:
-        return len(self.raw_lines)
+        return len(self.lines)
 
     def replace(self, edits: Sequence[LineEdit], *, final_newline: bool | None = None) -> None:
         """What `Text.replace` does, done to this draft."""
-        raw = self.raw_lines
-        had_lines = bool(raw)
+        lines = self.lines
+        had_lines = bool(lines)
         keeps = _keeps_final_newline(self, final_newline)
-        expected = len(raw)
-        for edit in _splice(raw, self.lines, edits, self.eol, keeps):
+        expected = len(lines)
+        if self._raw is None:
+            made, self._last_ends = _splice_alike(lines, edits, keeps)
+        else:
+            made = _splice(self._raw, lines, edits, self.eol, keeps)
+        for edit in made:
             self.log.append((edit.start, edit.end, edit.new_lines))
             expected += len(edit.new_lines) - (edit.end - edit.start)
-        if len(raw) != expected:
+        if len(lines) != expected:
             # the empty last line dropped at the end of the file
-            self.log.append((len(raw), len(raw) + 1, ()))
+            self.log.append((len(lines), len(lines) + 1, ()))
         if not had_lines:
-            # as `Text.replace` gives an empty text's result: the ending its lines have
-            self.eol = detect_line_ending("".join(raw))
+            self.eol = self._ending_of_lines_made()
         self._text = None
+
+    def _ending_of_lines_made(self) -> str:
+        """As `Text.replace` gives an empty text's result: the ending its lines have."""
+        if self._raw is None:
+            return _ending_found(self.lines, self.eol, self._last_ends)
+        return detect_line_ending("".join(self._raw))
 
     def holds(self, text: Text) -> bool:
         """Whether the draft is still `text` (the one it gave or was made from)."""
@@ -266,8 +404,13 @@ class Draft:
     def text(self) -> Text:
         """The draft as a `Text` (built once per state)."""
         if self._text is None:
-            text = Text(tuple(self.raw_lines), self.bom)
-            text.__dict__["lines"] = list(self.lines)
-            text.__dict__["eol"] = self.eol
-            self._text = text
+            if self._raw is None:
+                self._text = Text._ending_alike(
+                    list(self.lines), self.eol, self._last_ends, self.bom
+                )
+            else:
+                text = Text(tuple(self._raw), self.bom)
+                text.__dict__["lines"] = list(self.lines)
+                text.__dict__["eol"] = self.eol
+                self._text = text
         return self._text

@@ -58,12 +58,16 @@ class FileRef:
 class Workspace:
     """A workspace root and the rules for reaching files under it."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, files_stay: bool = False) -> None:
+        """`files_stay`: files under the root are made or removed only through this
+        workspace while it is used (one `lsp-edit apply`), so a file found once is not
+        looked for again until the workspace deletes one."""
         self.root = Path(os.path.realpath(root))
         self.listing = FileListing(self.root)
         # Paths as written that named an existing file: a reply names the same file
         # block after block, and resolving a path costs a realpath (a stat per folder).
         self._existing: dict[str, FileRef] = {}
+        self._files_stay = files_stay
 
     def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused:
         """Turns a path written in a reply into a file inside the workspace.
@@ -74,7 +78,7 @@ class Workspace:
         block may create it.
         """
         known = self._existing.get(written)
-        if known is not None and os.path.isfile(known.absolute):
+        if known is not None and (self._files_stay or os.path.isfile(known.absolute)):
             return known
         cleaned = written.strip().replace("\\", "/")
         if not cleaned:
@@ -170,6 +174,7 @@ class Workspace:
 
     def delete(self, ref: FileRef) -> None:
         ref.absolute.unlink()
+        self._existing.clear()
         self.listing.removed(ref.relative)
 
     def write_all(self, writes: Sequence[FileWrite]) -> WriteFailure | None:
@@ -191,6 +196,7 @@ class Workspace:
                 done.append(current)
             for current in (w for w in writes if w.after is None):
                 current.ref.absolute.unlink()
+                self._existing.clear()
                 done.append(current)
         except OSError as error:
             for write, temporary in staged:
@@ -220,11 +226,8 @@ class Workspace:
         target = ref.absolute
         if not _is_within(Path(os.path.realpath(target.parent)), self.root):
             raise PermissionError(f"refusing to write outside the workspace: {ref.relative}")
-        missing = [
-            folder for folder in (target.parent, *target.parent.parents) if not folder.exists()
-        ]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        created.extend(reversed(missing))
+        if not target.parent.is_dir():  # (most files are written where they were)
+            created.extend(_folders_made(target.parent))
         mode = _mode_of(target)
         handle, temporary = _new_temporary(target)
         try:
@@ -276,6 +279,14 @@ def decode(data: bytes, name: str) -> Text | Refused:
             "untouched rather than rewritten in another encoding.",
         )
     return Text.from_string(content)
+
+
+def _folders_made(folder: Path) -> list[Path]:
+    """Makes `folder` and the folders above it that are missing; returns those it
+    made, outermost first."""
+    missing = [above for above in (folder, *folder.parents) if not above.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing[::-1]
 
 
 def _shortened(path: str) -> str:

@@ -307,6 +307,16 @@ def test_json_with_diff_keeps_standard_output_valid_json(project, tmp_path, caps
     assert "-one\r\n+1\r\n" in change["diff"]
 
 
+def test_json_with_diff_gives_each_change_its_files_whole_diff(project, tmp_path, capsys):
+    second = "notes.txt\n<<<<<<< SEARCH\nthree\n=======\n3\n>>>>>>> REPLACE\n"
+    reply = write_reply(tmp_path, SEARCH_ONE + "\n" + second + "\n" + SEARCH_MISSING)
+    _, out, _ = run(capsys, "apply", reply, "--root", str(project), "--json", "--diff")
+    first, last, missing = json.loads(out)
+    assert first["diff"] == last["diff"] == missing["diff"]
+    assert "-one\r\n+1\r\n" in first["diff"] and "+3\n" in first["diff"]
+    assert missing["status"] == "failed" and first["file_status"] == missing["file_status"]
+
+
 def test_json_says_what_became_of_each_file_and_lists_suggested_commands(project, tmp_path, capsys):
     (project / "old.txt").write_text("bye\n")
     reply = write_reply(
@@ -482,7 +492,8 @@ def test_applying_search_replace_blocks_loads_no_symbol_index_server_or_json(tmp
 
 def test_the_program_exits_with_the_code_of_apply_and_prints_its_summary(tmp_path):
     """`python -m lsp_edit` (as the `lsp-edit` script) ends the process with apply's
-    exit code once its output is written."""
+    exit code once its output is written (buffered, as a pipe's is)."""
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
     (tmp_path / "notes.txt").write_text("one\n")
     placed = tmp_path / "placed.md"
     placed.write_text("notes.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n")
@@ -494,6 +505,7 @@ def test_the_program_exits_with_the_code_of_apply_and_prints_its_summary(tmp_pat
             capture_output=True,
             text=True,
             check=False,
+            env=buffered,
         )
         for reply in (placed, empty)
     ]

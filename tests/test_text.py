@@ -4,7 +4,7 @@ lines byte-identical."""
 import itertools
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from lsp_edit.text import (
@@ -174,6 +174,45 @@ def test_a_draft_changed_edit_after_edit_reads_as_the_same_edits_made_to_a_text(
     result = draft.text()
     assert (result.raw_lines, result.bom, result.eol) == (text.raw_lines, text.bom, text.eol)
     assert result.lines == text.lines
+
+
+@given(
+    lines=st.lists(st.sampled_from(["", "a", "b b"]), max_size=6),
+    eol=st.sampled_from(["\n", "\r\n", "\r"]),
+    final=st.booleans(),
+    bom=st.booleans(),
+    edits=_EDITS,
+)
+# a file emptied keeps its ending for lines written next; an empty one gets LF
+@example(lines=["a"], eol="\r", final=True, bom=False, edits=[(0, 1, [], None), (0, 0, [], None)])
+@example(
+    lines=["a"], eol="\r", final=True, bom=False, edits=[(0, 1, [], None), (0, 0, ["x"], None)]
+)
+def test_a_file_whose_lines_end_alike_edits_as_the_same_text_given_line_by_line(
+    lines, eol, final, bom, edits
+):
+    source = eol.join(lines) + (eol if final and lines else "")
+    read = Text.from_string(("\ufeff" if bom else "") + source)
+    given_raw = Text(read.raw_lines, bom)
+    assert read == given_raw and hash(read) == hash(given_raw)
+    draft = Draft(read)
+    for start, length, new_lines, final_newline in edits:
+        start = start % (read.line_count + 1)
+        edit = LineEdit(start, min(start + length, read.line_count), tuple(new_lines))
+        read = read.replace([edit], final_newline=final_newline)
+        given_raw = given_raw.replace([edit], final_newline=final_newline)
+        draft.replace([edit], final_newline=final_newline)
+        for text in (read, draft.text()):
+            assert text == given_raw
+            assert (text.render(), text.lines, text.eol) == (
+                given_raw.render(),
+                given_raw.lines,
+                given_raw.eol,
+            )
+            assert (text.final_newline, text.line_count) == (
+                given_raw.final_newline,
+                given_raw.line_count,
+            )
 
 
 def test_a_draft_keeps_the_text_it_was_made_from_unchanged() -> None:

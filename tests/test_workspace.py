@@ -243,3 +243,15 @@ def test_a_file_located_before_and_deleted_since_is_located_as_a_new_file(root):
     again = workspace.locate("src/pkg/client.py")
     assert isinstance(again, FileRef) and not again.absolute.exists()
     assert again.note is not None and "`tests/client.py`" in again.note
+
+
+def test_a_workspace_whose_files_stay_locates_a_file_it_deleted_as_a_new_file(root):
+    workspace = Workspace(root, files_stay=True)
+    first = workspace.locate("src/pkg/client.py")
+    assert isinstance(first, FileRef)
+    (root / "tests").mkdir()
+    (root / "tests" / "client.py").write_text("")
+    assert workspace.write_all([FileWrite(first, Text.from_string("x = 1\n"), None)]) is None
+    again = workspace.locate("src/pkg/client.py")
+    assert isinstance(again, FileRef) and not again.absolute.exists()
+    assert again.note is not None and "`tests/client.py`" in again.note
