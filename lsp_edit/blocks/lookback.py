@@ -33,7 +33,7 @@ _TAG_FENCE = LazyPattern(r"</?(?:source|code|pre|codeblock)\b[^>]*>\w*|\[/?sourc
 _ELLIPSIS = frozenset({"...", "…", "[...]", "(...)"})
 _FILE_NAME = LazyPattern(r"[\w.+-]+")
 _CODE_SPAN = LazyPattern(r"`([^`\s]+)`")
-_FENCE_INFO = re.compile(r"(?:`{3,}|~{3,})\s*(?P<info>\S*)")
+_FENCE_INFO = LazyPattern(r"(?:`{3,}|~{3,})\s*(?P<info>\S*)")
 
 
 class FencePath(NamedTuple):

@@ -160,7 +160,7 @@ class ReplyStream:
 # Outside blocks, the lines that may do more than be remembered as the lines
 # before the next block: fence lines, block openers and diff headers.
 _NOT_PROSE_LINE = r"[^\S\n]*[`~<«*]|diff --git |--- "
-_NOT_PROSE = Plain(re.compile(rf"^(?:{_NOT_PROSE_LINE})", re.MULTILINE))
+_NOT_PROSE = Plain(LazyPattern(rf"^(?:{_NOT_PROSE_LINE})", re.MULTILINE))
 # Outside blocks and wrappers: the lines up to the next line that is not prose, and
 # that line when it opens a block, in a group named after its format. One match
 # per block, whatever its format.
