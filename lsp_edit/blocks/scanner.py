@@ -31,6 +31,23 @@ if TYPE_CHECKING:
 Emit = Callable[[ReplyItem], None]
 
 
+class LazyModule:
+    """A module imported when one of its names is first read (a parser most replies
+    never need). Each name read is then kept on the instance, where it is found with
+    no call in between, as `LazyPattern` keeps its compiled methods: a reply of a
+    thousand tiny diffs imports the diff parser once, not once per block."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+    def __getattr__(self, name: str) -> object:
+        from importlib import import_module
+
+        found = getattr(import_module(self.module), name)
+        setattr(self, name, found)
+        return found
+
+
 class ReplyLine(NamedTuple):
     """One line of the reply, without its ending (a tuple: made for most lines
     of a reply that needs per-line reading, so it must be cheap).

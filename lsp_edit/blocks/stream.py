@@ -47,6 +47,7 @@ from lsp_edit.blocks.markers import (
 )
 from lsp_edit.blocks.model import IgnoredBlock, ParseProblem, ReplyItem
 from lsp_edit.blocks.scanner import (
+    LazyModule,
     Plain,
     ReplyLine,
     Step,
@@ -59,10 +60,14 @@ from lsp_edit.values import value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
+    from lsp_edit.blocks import operations, unified_diff, v4a
     from lsp_edit.blocks.scanner import BlockParser
-
-# The parsers of diffs, patches and JSON operations are imported by the first block of
-# their format: `lsp-edit apply` starts once per reply, and most replies hold none.
+else:
+    # The parsers of diffs, patches and JSON operations are imported by the first block
+    # of their format: `lsp-edit apply` starts once per reply, and most replies hold none.
+    operations = LazyModule("lsp_edit.blocks.operations")
+    unified_diff = LazyModule("lsp_edit.blocks.unified_diff")
+    v4a = LazyModule("lsp_edit.blocks.v4a")
 
 
 def parse_reply(text: str) -> list[ReplyItem]:
@@ -213,17 +218,10 @@ class _JsonDocument:
         return self.close() if self.depth <= 0 else None
 
     def close(self) -> _JsonOutcome:
-        from lsp_edit.blocks.operations import (
-            JsonError,
-            is_operations,
-            load_json,
-            operations_from_value,
-        )
-
         end = self.lines[-1][1] if self.lines else self.start
         text = "\n".join(line for line, _ in self.lines)
-        value = load_json(text)
-        if isinstance(value, JsonError):
+        value = operations.load_json(text)
+        if isinstance(value, operations.JsonError):
             if '"op"' not in text:
                 return _JsonOutcome([], self.lines)
             problem = ParseProblem(
@@ -233,9 +231,9 @@ class _JsonDocument:
                 f"{value.message}",
             )
             return _JsonOutcome([problem], [])
-        if not is_operations(value):
+        if not operations.is_operations(value):
             return _JsonOutcome([], self.lines)
-        return _JsonOutcome(operations_from_value(value, span(self.start, end)), [])
+        return _JsonOutcome(operations.operations_from_value(value, span(self.start, end)), [])
 
 
 class _Machine:
@@ -368,8 +366,6 @@ class _Machine:
             if stop >= 0:
                 self._look.restart(chain=path)
         elif kind == "patch":
-            import lsp_edit.blocks.v4a as v4a  # the quickest form of import
-
             stop = v4a.read_whole(text, after, end, number, emit)
             if stop >= 0:
                 self._look.restart()
@@ -380,8 +376,6 @@ class _Machine:
                 self._number += 1
                 self._look.restart()
                 return after
-            import lsp_edit.blocks.unified_diff as unified_diff  # the quickest form of import
-
             stop = unified_diff.read_whole(text, after, end, match["diff"], number, emit)
             if stop >= 0:
                 self._look.restart()
@@ -433,17 +427,11 @@ class _Machine:
         elif first == "«" and is_edit_opener(stripped):
             block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
         elif first == "*" and is_patch_opener(stripped):
-            from lsp_edit.blocks.v4a import V4APatch
-
-            block = V4APatch(line, self.emit)
+            block = v4a.V4APatch(line, self.emit)
         elif first == "*" and is_patch_file_header(stripped):
-            from lsp_edit.blocks.v4a import V4APatch
-
-            block = V4APatch.from_header(line, self.emit)
+            block = v4a.V4APatch.from_header(line, self.emit)
         elif raw.startswith("--- "):
-            from lsp_edit.blocks.unified_diff import UnifiedDiff
-
-            block = UnifiedDiff.from_minus(line, self.emit)
+            block = unified_diff.UnifiedDiff.from_minus(line, self.emit)
         elif first in ("`", "~") and self._wrapper is None:
             return self._open_fence_at(text, pos, newline + 1, end, line_opener(raw))
         else:
@@ -601,29 +589,19 @@ class _Machine:
             self._block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
             return
         elif first == "*" and is_patch_opener(stripped):
-            from lsp_edit.blocks.v4a import V4APatch
-
-            self._block = V4APatch(line, self.emit)
+            self._block = v4a.V4APatch(line, self.emit)
             return
         elif first == "*" and is_patch_file_header(stripped):
-            from lsp_edit.blocks.v4a import V4APatch
-
-            self._block = V4APatch.from_header(line, self.emit)
+            self._block = v4a.V4APatch.from_header(line, self.emit)
             return
         elif text.startswith("diff --git "):
-            from lsp_edit.blocks.unified_diff import UnifiedDiff
-
-            self._block = UnifiedDiff.from_git(line, self.emit)
+            self._block = unified_diff.UnifiedDiff.from_git(line, self.emit)
             return
         elif text.startswith("--- "):
-            from lsp_edit.blocks.unified_diff import UnifiedDiff
-
-            self._block = UnifiedDiff.from_minus(line, self.emit)
+            self._block = unified_diff.UnifiedDiff.from_minus(line, self.emit)
             return
         elif text.startswith("@@") and wrapper is not None and wrapper.is_diff:
-            from lsp_edit.blocks.unified_diff import UnifiedDiff
-
-            self._block = UnifiedDiff.from_hunk(line, wrapper.path, self.emit)
+            self._block = unified_diff.UnifiedDiff.from_hunk(line, wrapper.path, self.emit)
             return
         self._look.note(text)
 
