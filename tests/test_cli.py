@@ -425,9 +425,9 @@ def test_apply_help_states_the_exit_codes(capsys):
 
 # Imported by `lsp-edit apply` only when a reply needs them: the symbol index, the
 # language server, and what only some formats or options use (the parsers of diffs,
-# V4A patches and JSON operations among them). `dataclasses` (and with it `inspect`)
-# never: the engine's values are `lsp_edit.values`; `typing` never (for the type
-# checker only); argparse only for help, a mistake or another command.
+# V4A patches, JSON operations and `««« EDIT` blocks among them). `dataclasses` (and
+# with it `inspect`) never: the engine's values are `lsp_edit.values`; `typing` never
+# (for the type checker only); argparse only for help, a mistake or another command.
 NOT_FOR_A_PLAIN_REPLY = (
     "argparse",
     "dataclasses",
@@ -445,6 +445,7 @@ NOT_FOR_A_PLAIN_REPLY = (
     "lsp_edit.blocks.unified_diff",
     "lsp_edit.blocks.v4a",
     "lsp_edit.blocks.operations",
+    "lsp_edit.blocks.common_prefix",
     "encodings.utf_8_sig",
     "lsp_edit.resolve.complete_file",
     "lsp_edit.resolve.line_range",

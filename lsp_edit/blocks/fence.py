@@ -80,8 +80,8 @@ if TYPE_CHECKING:
 else:
     # The parsers of diffs and JSON operations are imported by the first block that
     # holds one: `lsp-edit apply` starts once per reply, and most replies hold none.
-    operations = LazyModule("lsp_edit.blocks.operations")
-    unified_diff = LazyModule("lsp_edit.blocks.unified_diff")
+    operations = LazyModule("lsp_edit.blocks.operations", globals())
+    unified_diff = LazyModule("lsp_edit.blocks.unified_diff", globals())
 
 SHELL_TAGS = frozenset(
     {"bash", "sh", "shell", "console", "zsh", "fish", "ksh", "csh", "tcsh", "shellsession"}

@@ -33,19 +33,21 @@ Emit = Callable[[ReplyItem], None]
 
 class LazyModule:
     """A module imported when one of its names is first read (a parser most replies
-    never need). Each name read is then kept on the instance, where it is found with
-    no call in between, as `LazyPattern` keeps its compiled methods: a reply of a
-    thousand tiny diffs imports the diff parser once, not once per block."""
+    never need), written where the import would be: `x = LazyModule("pkg.x", globals())`.
+    The first read imports the module and puts it in that namespace in its own place,
+    so from then on `x` is the module itself: a reply of a thousand tiny diffs imports
+    the diff parser once, and reads it as fast as an import at the top would."""
 
-    def __init__(self, module: str) -> None:
+    def __init__(self, module: str, namespace: dict[str, object]) -> None:
         self.module = module
+        self.namespace = namespace
 
     def __getattr__(self, name: str) -> object:
         from importlib import import_module
 
-        found = getattr(import_module(self.module), name)
-        setattr(self, name, found)
-        return found
+        module = import_module(self.module)
+        self.namespace[self.module.rpartition(".")[2]] = module
+        return getattr(module, name)
 
 
 class ReplyLine(NamedTuple):
@@ -191,6 +193,15 @@ class BlockPath(NamedTuple):
     applies)."""
 
     path: str | None
+
+
+class TwoHalfBlock:
+    """A SEARCH/REPLACE or `««« EDIT` block being read: its `path` comes from the
+    lines before it (see lookback.py), and once it is `completed` it carries over to
+    the next block."""
+
+    path: BlockPath
+    completed: bool
 
 
 def for_path(path: BlockPath) -> str:

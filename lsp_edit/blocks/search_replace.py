@@ -42,6 +42,7 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
+    TwoHalfBlock,
     emit_halves,
     for_path,
     span,
@@ -70,7 +71,7 @@ _WHOLE = re.compile(
 _NOT_NEW = Plain(LazyPattern(rf"^[^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE))
 
 
-class SearchReplaceBlock:
+class SearchReplaceBlock(TwoHalfBlock):
     """One SEARCH/REPLACE block, from its opener to its closer."""
 
     def __init__(self, line: ReplyLine, path: BlockPath, emit: Emit) -> None:

@@ -20,8 +20,7 @@ from __future__ import annotations
 import gc
 import re
 
-from lsp_edit.blocks import common_prefix, search_replace
-from lsp_edit.blocks.common_prefix import CommonPrefixBlock
+from lsp_edit.blocks import search_replace
 from lsp_edit.blocks.fence import OPENER as FENCE_OPENER
 from lsp_edit.blocks.fence import (
     FenceBlock,
@@ -51,6 +50,7 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
+    TwoHalfBlock,
     span,
     where,
 )
@@ -60,14 +60,16 @@ from lsp_edit.values import value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
-    from lsp_edit.blocks import operations, unified_diff, v4a
+    from lsp_edit.blocks import common_prefix, operations, unified_diff, v4a
     from lsp_edit.blocks.scanner import BlockParser
 else:
-    # The parsers of diffs, patches and JSON operations are imported by the first block
-    # of their format: `lsp-edit apply` starts once per reply, and most replies hold none.
-    operations = LazyModule("lsp_edit.blocks.operations")
-    unified_diff = LazyModule("lsp_edit.blocks.unified_diff")
-    v4a = LazyModule("lsp_edit.blocks.v4a")
+    # The parsers of `««« EDIT` blocks, diffs, patches and JSON operations are imported
+    # by the first block of their format: `lsp-edit apply` starts once per reply, and
+    # most replies hold none of them.
+    common_prefix = LazyModule("lsp_edit.blocks.common_prefix", globals())
+    operations = LazyModule("lsp_edit.blocks.operations", globals())
+    unified_diff = LazyModule("lsp_edit.blocks.unified_diff", globals())
+    v4a = LazyModule("lsp_edit.blocks.v4a", globals())
 
 
 def parse_reply(text: str) -> list[ReplyItem]:
@@ -425,7 +427,7 @@ class _Machine:
         if first == "<" and is_search_opener(stripped):
             block = SearchReplaceBlock(line, self._look.block_path(), self.emit)
         elif first == "«" and is_edit_opener(stripped):
-            block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
+            block = common_prefix.CommonPrefixBlock(line, self._look.block_path(), self.emit)
         elif first == "*" and is_patch_opener(stripped):
             block = v4a.V4APatch(line, self.emit)
         elif first == "*" and is_patch_file_header(stripped):
@@ -586,7 +588,7 @@ class _Machine:
             self._block = SearchReplaceBlock(line, self._look.block_path(), self.emit)
             return
         elif first == "«" and is_edit_opener(stripped):
-            self._block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
+            self._block = common_prefix.CommonPrefixBlock(line, self._look.block_path(), self.emit)
             return
         elif first == "*" and is_patch_opener(stripped):
             self._block = v4a.V4APatch(line, self.emit)
@@ -640,7 +642,7 @@ class _Machine:
         may name the next block's file. Other blocks end where their content ends."""
         if isinstance(block, SearchReplaceBlock) and block.left_over is not None:
             return block.left_over
-        if isinstance(block, SearchReplaceBlock | CommonPrefixBlock):
+        if isinstance(block, TwoHalfBlock):
             return [self._last]
         return []
 
@@ -650,7 +652,7 @@ class _Machine:
         if isinstance(block, FenceBlock):
             named = block.names_path
             self._look.restart(named, Gap.NONE if named is None else Gap.FENCES)
-        elif isinstance(block, SearchReplaceBlock | CommonPrefixBlock) and block.completed:
+        elif isinstance(block, TwoHalfBlock) and block.completed:
             self._look.restart(chain=block.path)
         else:
             self._look.restart()
