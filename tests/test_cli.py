@@ -446,6 +446,7 @@ NOT_FOR_A_PLAIN_REPLY = (
     "lsp_edit.blocks.v4a",
     "lsp_edit.blocks.operations",
     "lsp_edit.blocks.common_prefix",
+    "weakref",
     "encodings.utf_8_sig",
     "lsp_edit.resolve.complete_file",
     "lsp_edit.resolve.line_range",
