@@ -360,6 +360,8 @@ class Draft:
         self.eol = text.eol
         self.log: list[tuple[int, int, tuple[str, ...]]] = []
         self._text: Text | None = text
+        # the resolver's index of these lines, which follows `log` (resolve/ladder.py)
+        self.line_index: object = None
 
     @property
     def final_newline(self) -> bool:

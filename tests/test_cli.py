@@ -435,9 +435,9 @@ def test_apply_help_states_the_exit_codes(capsys):
 
 # Imported by `lsp-edit apply` only when a reply needs them: the symbol index, the
 # language server, and what only some formats or options use (the parsers of diffs,
-# V4A patches and JSON operations among them). `dataclasses` (and with it `inspect`)
-# never: the engine's values are `lsp_edit.values`; `typing` never (for the type
-# checker only); argparse only for help, a mistake or another command.
+# V4A patches, JSON operations and `««« EDIT` blocks among them). `dataclasses` (and
+# with it `inspect`) never: the engine's values are `lsp_edit.values`; `typing` never
+# (for the type checker only); argparse only for help, a mistake or another command.
 NOT_FOR_A_PLAIN_REPLY = (
     "argparse",
     "dataclasses",
@@ -455,6 +455,8 @@ NOT_FOR_A_PLAIN_REPLY = (
     "lsp_edit.blocks.unified_diff",
     "lsp_edit.blocks.v4a",
     "lsp_edit.blocks.operations",
+    "lsp_edit.blocks.common_prefix",
+    "weakref",
     "encodings.utf_8_sig",
     "lsp_edit.resolve.complete_file",
     "lsp_edit.resolve.line_range",
@@ -488,6 +490,52 @@ def test_applying_search_replace_blocks_loads_no_symbol_index_server_or_json(tmp
         if any(name == heavy or name.startswith(heavy + ".") for heavy in NOT_FOR_A_PLAIN_REPLY)
     ]
     assert loaded == []
+
+
+# Patterns a reply of one plain SEARCH/REPLACE block never reads with: compiled only
+# when a reply needs them (decorated path lines, fences, blocks read line by line).
+NOT_COMPILED_FOR_ONE_BLOCK = (
+    "lsp_edit.blocks.markers._SEARCH_OPENER",
+    "lsp_edit.blocks.paths._HEADING",
+    "lsp_edit.blocks.paths._LABEL",
+    "lsp_edit.blocks.paths._EXTENSION",
+    "lsp_edit.blocks.paths._SPACE",
+    "lsp_edit.blocks.paths._NOT_IN_PATHS",
+    "lsp_edit.blocks.paths._COMMENT",
+    "lsp_edit.blocks.lookback._FENCE_INFO",
+    "lsp_edit.blocks.search_replace._DIVIDE",
+    "lsp_edit.blocks.search_replace._CLOSE",
+    "lsp_edit.blocks.search_replace._NOT_OLD",
+    "lsp_edit.blocks.search_replace._NOT_NEW",
+    "lsp_edit.blocks.stream._NOT_PROSE",
+)
+
+
+def test_applying_one_search_replace_block_compiles_only_the_patterns_it_reads_with(tmp_path):
+    """Agents start `lsp-edit apply` once per reply: compiling a pattern the reply
+    never uses is start-up time spent for nothing."""
+    (tmp_path / "notes.txt").write_text("one\ntwo\n")
+    reply = write_reply(tmp_path, SEARCH_ONE)
+    script = (
+        "import re, sys\n"
+        "compiled, compile = set(), re.compile\n"
+        "re.compile = lambda pattern, flags=0: compiled.add(pattern) or compile(pattern, flags)\n"
+        "from lsp_edit.cli import main\n"
+        f"code = main(['apply', {reply!r}, '--root', {str(tmp_path)!r}])\n"
+        f"for name in {NOT_COMPILED_FOR_ONE_BLOCK!r}:\n"
+        "    module, attribute = name.rsplit('.', 1)\n"
+        "    pattern = getattr(sys.modules[module], attribute)\n"
+        "    if getattr(pattern, 'other', pattern).pattern in compiled:\n"
+        "        print(name, file=sys.stderr)\n"
+        "print(code, file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    *compiled, code = result.stderr.split()
+    assert code == "0", result.stdout + result.stderr
+    assert (tmp_path / "notes.txt").read_text() == "1\ntwo\n"
+    assert compiled == []
 
 
 def test_the_program_exits_with_the_code_of_apply_and_prints_its_summary(tmp_path):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from unittest import mock
 
 from hypothesis import given, settings
@@ -186,6 +188,18 @@ def test_a_drafts_index_finds_every_line_where_a_fresh_index_of_its_text_does(
         for strategy in LADDER:
             for line in (*_LINES, " a"):
                 assert index.positions(strategy.key, line) == fresh.positions(strategy.key, line)
+
+
+def test_a_draft_and_its_index_are_freed_once_the_draft_is_no_longer_used() -> None:
+    """The language server places every reply in drafts: one kept alive by its own
+    index would hold a copy of its file's lines for as long as the server runs."""
+    draft = Draft(Text.from_string("a\nb\n"))
+    index = index_for(draft)
+    assert index_for(draft) is index  # kept with the draft while it is used
+    freed = weakref.ref(draft), weakref.ref(index)
+    del draft, index
+    gc.collect()
+    assert [ref() for ref in freed] == [None, None]
 
 
 def test_blocks_placed_one_after_another_in_a_draft_land_where_they_do_in_texts() -> None:

@@ -32,6 +32,7 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
+    TwoHalfBlock,
     emit_halves,
     for_path,
     span,
@@ -70,7 +71,7 @@ class _Phase(Enum):
     TRAILING = "trailing"  # after the second ───
 
 
-class CommonPrefixBlock:
+class CommonPrefixBlock(TwoHalfBlock):
     """One `««« EDIT` block, from its opener to its closer."""
 
     def __init__(self, line: ReplyLine, path: BlockPath, emit: Emit) -> None:

@@ -60,6 +60,7 @@ from lsp_edit.blocks.paths import (
 from lsp_edit.blocks.scanner import (
     FENCE_LINE,
     Emit,
+    LazyModule,
     Plain,
     ReplyLine,
     Step,
@@ -74,10 +75,13 @@ from lsp_edit.values import NamedTuple, record, value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
+    from lsp_edit.blocks import operations, unified_diff
     from lsp_edit.blocks.unified_diff import UnifiedDiff
-
-# The parsers of diffs and JSON operations are imported by the first block that holds
-# one: `lsp-edit apply` starts once per reply, and most replies hold none.
+else:
+    # The parsers of diffs and JSON operations are imported by the first block that
+    # holds one: `lsp-edit apply` starts once per reply, and most replies hold none.
+    operations = LazyModule("lsp_edit.blocks.operations", globals())
+    unified_diff = LazyModule("lsp_edit.blocks.unified_diff", globals())
 
 SHELL_TAGS = frozenset(
     {"bash", "sh", "shell", "console", "zsh", "fish", "ksh", "csh", "tcsh", "shellsession"}
@@ -425,10 +429,8 @@ class FenceBlock:
             if pending is not None:
                 self._pending_minus = None
                 if text.startswith("+++ "):
-                    from lsp_edit.blocks.unified_diff import UnifiedDiff
-
                     plus = ReplyLine(text, line.number, raw)
-                    self.successor = UnifiedDiff.from_headers(pending, plus, self.emit)
+                    self.successor = unified_diff.UnifiedDiff.from_headers(pending, plus, self.emit)
                     return Step.WRAP
                 self.content.append(pending.text)
             stripped = text.strip()
@@ -641,16 +643,9 @@ class FenceBlock:
 
     def _json(self, end: int) -> bool:
         """Operations in a ```json block; False when the block is an ordinary JSON file."""
-        from lsp_edit.blocks.operations import (
-            JsonError,
-            is_operations,
-            load_json,
-            operations_from_value,
-        )
-
         text = "\n".join(self.content)
-        value = load_json(text)
-        if isinstance(value, JsonError):
+        value = operations.load_json(text)
+        if isinstance(value, operations.JsonError):
             if '"op"' in text:
                 self.emit(
                     ParseProblem(
@@ -662,9 +657,9 @@ class FenceBlock:
                 )
                 return True
             return False
-        if not is_operations(value):
+        if not operations.is_operations(value):
             return False
-        for item in operations_from_value(value, span(self.start, end)):
+        for item in operations.operations_from_value(value, span(self.start, end)):
             self.emit(item)
         return True
 

@@ -13,7 +13,6 @@ or `...` between) keeps that block's path.
 from __future__ import annotations
 
 import re
-from enum import IntEnum
 
 from lsp_edit.blocks.paths import (
     LONGEST_PATH,
@@ -33,7 +32,7 @@ _TAG_FENCE = LazyPattern(r"</?(?:source|code|pre|codeblock)\b[^>]*>\w*|\[/?sourc
 _ELLIPSIS = frozenset({"...", "…", "[...]", "(...)"})
 _FILE_NAME = LazyPattern(r"[\w.+-]+")
 _CODE_SPAN = LazyPattern(r"`([^`\s]+)`")
-_FENCE_INFO = re.compile(r"(?:`{3,}|~{3,})\s*(?P<info>\S*)")
+_FENCE_INFO = LazyPattern(r"(?:`{3,}|~{3,})\s*(?P<info>\S*)")
 
 
 class FencePath(NamedTuple):
@@ -43,8 +42,9 @@ class FencePath(NamedTuple):
     if_exists: bool = False
 
 
-class Gap(IntEnum):
-    """What lies between the nearest prose line and here (the larger wins)."""
+class Gap:
+    """What lies between the nearest prose line and here (the larger wins): plain
+    ints, as no enum class is built at start-up and none is read on every line."""
 
     NONE = 0
     FENCES = 1  # fence lines or `...` only
@@ -74,8 +74,8 @@ def is_transparent(stripped: str) -> bool:
 
 _NO_PATH = FencePath(None)
 _TRANSPARENT_STARTS = "`~<[.…("  # what a line `is_transparent` accepts starts with
-# Gap's members read once: reading a member from its class calls the enum's
-# `__getattr__` hook (Python 3.11), and `note_lines` runs once per block
+# Gap's values read once (Python 3.11 looks a class attribute up on every read), for
+# what runs once per block
 _NEAR, _FENCES, _BLANK = Gap.NONE, Gap.FENCES, Gap.BLANK
 
 
@@ -86,11 +86,11 @@ class Lookback:
     there, when that block was SEARCH/REPLACE or `««« EDIT`."""
 
     line: str | None = None
-    gap: Gap = Gap.NONE
+    gap: int = Gap.NONE
     chain: BlockPath | None = None
 
     def restart(
-        self, line: str | None = None, gap: Gap = Gap.NONE, chain: BlockPath | None = None
+        self, line: str | None = None, gap: int = Gap.NONE, chain: BlockPath | None = None
     ) -> None:
         """A block ended here: only what it leaves names the next block's file (as
         a new `Lookback` would; reused, as one block ends after another)."""
@@ -146,7 +146,7 @@ class Lookback:
         commented = comment_path(line)
         if commented is not None:
             return BlockPath(commented)
-        if self.gap is not _BLANK:
+        if self.gap != _BLANK:
             return BlockPath(clean_path(line) or None)
         cleaned = clean_path_line(line)
         return BlockPath(cleaned.path if looks_like_path(cleaned) else None)
@@ -163,7 +163,7 @@ class Lookback:
         found = comment_path(line) or path_or_none(line)
         if found is not None:
             return FencePath(found)
-        if self.gap is Gap.NONE and not line.rstrip().endswith(":"):
+        if self.gap == Gap.NONE and not line.rstrip().endswith(":"):
             word = clean_path_line(line).path  # `Output:` leads into the fence: prose
             if _FILE_NAME.fullmatch(word) and word[-1] != ".":
                 return FencePath(word, if_exists=True)

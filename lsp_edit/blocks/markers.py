@@ -17,7 +17,7 @@ EDIT_OPENER = r"«««[ \t]*EDIT"
 BEGIN_PATCH = r"(?i:\*\*\*[ \t]*Begin Patch)"
 """The openers as patterns, for the reader that finds the next block (`stream.py`)."""
 
-_SEARCH_OPENER = re.compile(SEARCH_OPENER)
+_SEARCH_OPENER = LazyPattern(SEARCH_OPENER)
 _EDIT_OPENER = LazyPattern(EDIT_OPENER)
 _BEGIN_PATCH = LazyPattern(BEGIN_PATCH)
 PATCH_FILE_HEADER = LazyPattern(

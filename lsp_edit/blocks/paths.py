@@ -15,16 +15,16 @@ import re
 from lsp_edit.patterns import LazyPattern
 from lsp_edit.values import NamedTuple
 
-_HEADING = re.compile(r"^#{1,6}\s+")
-_LABEL = re.compile(r"^[*_]*(?:file|filename|file name|filepath|path)\s*:[*_]*\s*", re.IGNORECASE)
-_EXTENSION = re.compile(r"\.[A-Za-z0-9_+-]*[A-Za-z][A-Za-z0-9_+-]*$")
+_HEADING = LazyPattern(r"^#{1,6}\s+")
+_LABEL = LazyPattern(r"^[*_]*(?:file|filename|file name|filepath|path)\s*:[*_]*\s*", re.IGNORECASE)
+_EXTENSION = LazyPattern(r"\.[A-Za-z0-9_+-]*[A-Za-z][A-Za-z0-9_+-]*$")
 _QUOTES = "\"'"
 _DECORATED = "#*_`\"'"  # first characters of the decorations removed below
-_SPACE = re.compile(r"\s")
+_SPACE = LazyPattern(r"\s")
 _LETTER = LazyPattern(r"[A-Za-z]")
-_NOT_IN_PATHS = re.compile(r'[<>|"?*]')  # markup (`</div>`), globs, shell
+_NOT_IN_PATHS = LazyPattern(r'[<>|"?*]')  # markup (`</div>`), globs, shell
 # A comment holding only a path: `// src/x.ts`, `<!-- index.html -->`, `/* a.css */`
-_COMMENT = re.compile(
+_COMMENT = LazyPattern(
     r"(?://+|--|;+|#+)\s*(?P<a>\S.*?)\s*|<!--\s*(?P<b>.*?)\s*-->|/\*\s*(?P<c>.*?)\s*\*/"
 )
 _COMMENT_STARTS = frozenset("/-;#<")  # what a line `_COMMENT` matches starts with

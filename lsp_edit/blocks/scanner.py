@@ -31,6 +31,25 @@ if TYPE_CHECKING:
 Emit = Callable[[ReplyItem], None]
 
 
+class LazyModule:
+    """A module imported when one of its names is first read (a parser most replies
+    never need), written where the import would be: `x = LazyModule("pkg.x", globals())`.
+    The first read imports the module and puts it in that namespace in its own place,
+    so from then on `x` is the module itself: a reply of a thousand tiny diffs imports
+    the diff parser once, and reads it as fast as an import at the top would."""
+
+    def __init__(self, module: str, namespace: dict[str, object]) -> None:
+        self.module = module
+        self.namespace = namespace
+
+    def __getattr__(self, name: str) -> object:
+        from importlib import import_module
+
+        module = import_module(self.module)
+        self.namespace[self.module.rpartition(".")[2]] = module
+        return getattr(module, name)
+
+
 class ReplyLine(NamedTuple):
     """One line of the reply, without its ending (a tuple: made for most lines
     of a reply that needs per-line reading, so it must be cheap).
@@ -174,6 +193,15 @@ class BlockPath(NamedTuple):
     applies)."""
 
     path: str | None
+
+
+class TwoHalfBlock:
+    """A SEARCH/REPLACE or `««« EDIT` block being read: its `path` comes from the
+    lines before it (see lookback.py), and once it is `completed` it carries over to
+    the next block."""
+
+    path: BlockPath
+    completed: bool
 
 
 def for_path(path: BlockPath) -> str:

@@ -42,21 +42,23 @@ from lsp_edit.blocks.scanner import (
     Plain,
     ReplyLine,
     Step,
+    TwoHalfBlock,
     emit_halves,
     for_path,
     span,
     where,
     without_bom,
 )
+from lsp_edit.patterns import LazyPattern
 
 OPENER = "<<<<<<< SEARCH"
 DIVIDER = "======="
 CLOSER = ">>>>>>> REPLACE"
 
-_DIVIDE = re.compile(r"={5,9}(?:[ \t]*\w+)?")
-_CLOSE = re.compile(r">{5,9}(?:[ \t]*\w+)?|>{10,}[ \t]*REPLACE", re.IGNORECASE)
+_DIVIDE = LazyPattern(r"={5,9}(?:[ \t]*\w+)?")
+_CLOSE = LazyPattern(r">{5,9}(?:[ \t]*\w+)?|>{10,}[ \t]*REPLACE", re.IGNORECASE)
 # Lines that may be a marker (or a fence line, which may close a wrapper)
-_NOT_OLD = Plain(re.compile(rf"^[^\S\n]*(?:=====|>>>>>)|^{FENCE_LINE}", re.MULTILINE))
+_NOT_OLD = Plain(LazyPattern(rf"^[^\S\n]*(?:=====|>>>>>)|^{FENCE_LINE}", re.MULTILINE))
 # A whole block after its opener whose halves hold no line that may be a marker; a
 # second divider or a fence line in the REPLACE half may end the block early
 # (`_close_at_divider`), so such a block is read line by line.
@@ -66,10 +68,10 @@ _WHOLE = re.compile(
     rf"(?P<new>(?:(?![^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*|=====)|{FENCE_LINE}).*\n)*+)"
     r"[^\S\n]*>{5,9}(?:[ \t]*\w+)?[^\S\n]*\n"
 )
-_NOT_NEW = Plain(re.compile(rf"^[^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE))
+_NOT_NEW = Plain(LazyPattern(rf"^[^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE))
 
 
-class SearchReplaceBlock:
+class SearchReplaceBlock(TwoHalfBlock):
     """One SEARCH/REPLACE block, from its opener to its closer."""
 
     def __init__(self, line: ReplyLine, path: BlockPath, emit: Emit) -> None:

@@ -20,8 +20,7 @@ from __future__ import annotations
 import gc
 import re
 
-from lsp_edit.blocks import common_prefix, search_replace
-from lsp_edit.blocks.common_prefix import CommonPrefixBlock
+from lsp_edit.blocks import search_replace
 from lsp_edit.blocks.fence import OPENER as FENCE_OPENER
 from lsp_edit.blocks.fence import (
     FenceBlock,
@@ -47,9 +46,11 @@ from lsp_edit.blocks.markers import (
 )
 from lsp_edit.blocks.model import IgnoredBlock, ParseProblem, ReplyItem
 from lsp_edit.blocks.scanner import (
+    LazyModule,
     Plain,
     ReplyLine,
     Step,
+    TwoHalfBlock,
     span,
     where,
 )
@@ -59,10 +60,16 @@ from lsp_edit.values import value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
+    from lsp_edit.blocks import common_prefix, operations, unified_diff, v4a
     from lsp_edit.blocks.scanner import BlockParser
-
-# The parsers of diffs, patches and JSON operations are imported by the first block of
-# their format: `lsp-edit apply` starts once per reply, and most replies hold none.
+else:
+    # The parsers of `««« EDIT` blocks, diffs, patches and JSON operations are imported
+    # by the first block of their format: `lsp-edit apply` starts once per reply, and
+    # most replies hold none of them.
+    common_prefix = LazyModule("lsp_edit.blocks.common_prefix", globals())
+    operations = LazyModule("lsp_edit.blocks.operations", globals())
+    unified_diff = LazyModule("lsp_edit.blocks.unified_diff", globals())
+    v4a = LazyModule("lsp_edit.blocks.v4a", globals())
 
 
 def parse_reply(text: str) -> list[ReplyItem]:
@@ -160,7 +167,7 @@ class ReplyStream:
 # Outside blocks, the lines that may do more than be remembered as the lines
 # before the next block: fence lines, block openers and diff headers.
 _NOT_PROSE_LINE = r"[^\S\n]*[`~<«*]|diff --git |--- "
-_NOT_PROSE = Plain(re.compile(rf"^(?:{_NOT_PROSE_LINE})", re.MULTILINE))
+_NOT_PROSE = Plain(LazyPattern(rf"^(?:{_NOT_PROSE_LINE})", re.MULTILINE))
 # Outside blocks and wrappers: the lines up to the next line that is not prose, and
 # that line when it opens a block, in a group named after its format. One match
 # per block, whatever its format.
@@ -213,17 +220,10 @@ class _JsonDocument:
         return self.close() if self.depth <= 0 else None
 
     def close(self) -> _JsonOutcome:
-        from lsp_edit.blocks.operations import (
-            JsonError,
-            is_operations,
-            load_json,
-            operations_from_value,
-        )
-
         end = self.lines[-1][1] if self.lines else self.start
         text = "\n".join(line for line, _ in self.lines)
-        value = load_json(text)
-        if isinstance(value, JsonError):
+        value = operations.load_json(text)
+        if isinstance(value, operations.JsonError):
             if '"op"' not in text:
                 return _JsonOutcome([], self.lines)
             problem = ParseProblem(
@@ -233,9 +233,9 @@ class _JsonDocument:
                 f"{value.message}",
             )
             return _JsonOutcome([problem], [])
-        if not is_operations(value):
+        if not operations.is_operations(value):
             return _JsonOutcome([], self.lines)
-        return _JsonOutcome(operations_from_value(value, span(self.start, end)), [])
+        return _JsonOutcome(operations.operations_from_value(value, span(self.start, end)), [])
 
 
 class _Machine:
@@ -368,8 +368,6 @@ class _Machine:
             if stop >= 0:
                 self._look.restart(chain=path)
         elif kind == "patch":
-            import lsp_edit.blocks.v4a as v4a  # the quickest form of import
-
             stop = v4a.read_whole(text, after, end, number, emit)
             if stop >= 0:
                 self._look.restart()
@@ -380,8 +378,6 @@ class _Machine:
                 self._number += 1
                 self._look.restart()
                 return after
-            import lsp_edit.blocks.unified_diff as unified_diff  # the quickest form of import
-
             stop = unified_diff.read_whole(text, after, end, match["diff"], number, emit)
             if stop >= 0:
                 self._look.restart()
@@ -431,19 +427,13 @@ class _Machine:
         if first == "<" and is_search_opener(stripped):
             block = SearchReplaceBlock(line, self._look.block_path(), self.emit)
         elif first == "«" and is_edit_opener(stripped):
-            block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
+            block = common_prefix.CommonPrefixBlock(line, self._look.block_path(), self.emit)
         elif first == "*" and is_patch_opener(stripped):
-            from lsp_edit.blocks.v4a import V4APatch
-
-            block = V4APatch(line, self.emit)
+            block = v4a.V4APatch(line, self.emit)
         elif first == "*" and is_patch_file_header(stripped):
-            from lsp_edit.blocks.v4a import V4APatch
-
-            block = V4APatch.from_header(line, self.emit)
+            block = v4a.V4APatch.from_header(line, self.emit)
         elif raw.startswith("--- "):
-            from lsp_edit.blocks.unified_diff import UnifiedDiff
-
-            block = UnifiedDiff.from_minus(line, self.emit)
+            block = unified_diff.UnifiedDiff.from_minus(line, self.emit)
         elif first in ("`", "~") and self._wrapper is None:
             return self._open_fence_at(text, pos, newline + 1, end, line_opener(raw))
         else:
@@ -598,32 +588,22 @@ class _Machine:
             self._block = SearchReplaceBlock(line, self._look.block_path(), self.emit)
             return
         elif first == "«" and is_edit_opener(stripped):
-            self._block = CommonPrefixBlock(line, self._look.block_path(), self.emit)
+            self._block = common_prefix.CommonPrefixBlock(line, self._look.block_path(), self.emit)
             return
         elif first == "*" and is_patch_opener(stripped):
-            from lsp_edit.blocks.v4a import V4APatch
-
-            self._block = V4APatch(line, self.emit)
+            self._block = v4a.V4APatch(line, self.emit)
             return
         elif first == "*" and is_patch_file_header(stripped):
-            from lsp_edit.blocks.v4a import V4APatch
-
-            self._block = V4APatch.from_header(line, self.emit)
+            self._block = v4a.V4APatch.from_header(line, self.emit)
             return
         elif text.startswith("diff --git "):
-            from lsp_edit.blocks.unified_diff import UnifiedDiff
-
-            self._block = UnifiedDiff.from_git(line, self.emit)
+            self._block = unified_diff.UnifiedDiff.from_git(line, self.emit)
             return
         elif text.startswith("--- "):
-            from lsp_edit.blocks.unified_diff import UnifiedDiff
-
-            self._block = UnifiedDiff.from_minus(line, self.emit)
+            self._block = unified_diff.UnifiedDiff.from_minus(line, self.emit)
             return
         elif text.startswith("@@") and wrapper is not None and wrapper.is_diff:
-            from lsp_edit.blocks.unified_diff import UnifiedDiff
-
-            self._block = UnifiedDiff.from_hunk(line, wrapper.path, self.emit)
+            self._block = unified_diff.UnifiedDiff.from_hunk(line, wrapper.path, self.emit)
             return
         self._look.note(text)
 
@@ -662,7 +642,7 @@ class _Machine:
         may name the next block's file. Other blocks end where their content ends."""
         if isinstance(block, SearchReplaceBlock) and block.left_over is not None:
             return block.left_over
-        if isinstance(block, SearchReplaceBlock | CommonPrefixBlock):
+        if isinstance(block, TwoHalfBlock):
             return [self._last]
         return []
 
@@ -672,7 +652,7 @@ class _Machine:
         if isinstance(block, FenceBlock):
             named = block.names_path
             self._look.restart(named, Gap.NONE if named is None else Gap.FENCES)
-        elif isinstance(block, SearchReplaceBlock | CommonPrefixBlock) and block.completed:
+        elif isinstance(block, TwoHalfBlock) and block.completed:
             self._look.restart(chain=block.path)
         else:
             self._look.restart()

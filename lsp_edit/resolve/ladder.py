@@ -21,7 +21,6 @@ not the file's size.
 
 from __future__ import annotations
 
-import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -31,6 +30,7 @@ from lsp_edit.values import value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
+    import weakref
     from typing import Literal, Protocol, TypeAlias
 
     class EditedLines(Protocol):
@@ -519,9 +519,6 @@ _RECENT: list[tuple[weakref.ref[Text], LineIndex]] = []
 _RECENT_SIZE = 8
 
 
-_DRAFTS: weakref.WeakKeyDictionary[Draft, LineIndex] = weakref.WeakKeyDictionary()
-
-
 def index_following(lines: EditedLines) -> LineIndex:
     """An index of lines that are changed in place, which follows their log."""
     return _DraftIndex(lines)
@@ -529,17 +526,22 @@ def index_following(lines: EditedLines) -> LineIndex:
 
 def index_for(text: Text | Draft) -> LineIndex:
     """The index of a text, kept for the few texts used most recently (a server
-    places many blocks against the same document version); a draft's follows it."""
+    places many blocks against the same document version); a draft keeps its own,
+    which follows it."""
     if isinstance(text, Draft):
-        index = _DRAFTS.get(text)
-        if index is None:
-            index = _DRAFTS[text] = _DraftIndex(text, indexed_once_edited=True)
+        index = text.line_index
+        if not isinstance(index, _DraftIndex):
+            index = text.line_index = _DraftIndex(text, indexed_once_edited=True)
         return index
     for ref, index in _RECENT:
         if ref() is text:
             return index
+    # only a text outside drafts (the server's documents) is held this way:
+    # `lsp-edit apply` places blocks in drafts, and need not import weakref
+    from weakref import ref as weak_ref
+
     index = LineIndex(text.lines)
-    _RECENT.insert(0, (weakref.ref(text), index))
+    _RECENT.insert(0, (weak_ref(text), index))
     del _RECENT[_RECENT_SIZE:]
     return index
 
