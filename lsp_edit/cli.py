@@ -263,7 +263,9 @@ def _nothing_left_to_finish() -> bool:
         return False
     threading = sys.modules.get("threading")
     others = threading is not None and threading.active_count() > 1
-    return atexit._ncallbacks() == 0 and not others
+    # (a Python without CPython's count of exit handlers ends the usual way)
+    handlers = getattr(atexit, "_ncallbacks", lambda: 1)()
+    return handlers == 0 and not others
 
 
 def run_apply(args: argparse.Namespace | SimpleNamespace) -> int:
