@@ -165,12 +165,8 @@ def emit_halves(
 
 
 def _half(lines: str) -> tuple[str, ...]:
-    """The lines of a run of whole lines, as `without_bom(split_block(lines))`."""
-    if not lines:
-        return ()
-    if lines[0] == "\ufeff":
-        lines = lines.lstrip("\ufeff")  # the mark ends at the first line's end at the latest
-    return tuple(lines[:-1].split("\n"))
+    """The lines of one half of a two-half block read whole."""
+    return tuple(without_bom(split_block(lines)))
 
 
 def where(start: int, end: int) -> str:
