@@ -53,7 +53,6 @@ from lsp_edit.blocks.model import (
 from lsp_edit.blocks.paths import (
     comment_path,
     file_named_by,
-    may_name_file,
     path_or_none,
     tag_path,
 )
@@ -788,7 +787,7 @@ def read_untagged_run(
         written = match["content"]
         count = written.count("\n")
         if count == 1:  # the one line neither is a path nor a comment naming one
-            if may_name_file(written) and file_named_by(written[:-1]) is not None:
+            if file_named_by(written[:-1]) is not None:
                 break
         elif count:
             lines = split_block(written)

@@ -165,16 +165,11 @@ def path_or_none(line: str | None) -> str | None:
 def file_named_by(line: str) -> str | None:
     """The path a line names, as a path line or as a comment (`path_or_none`, then
     `comment_path`)."""
-    if not may_name_file(line):
+    if _MAY_NAME_FILE.search(line) is None:
+        # one quick search rules most lines out: a reply may hold a million fences
+        # of one number each
         return None
     return path_or_none(line) or comment_path(line)
-
-
-def may_name_file(lines: str) -> bool:
-    """False when the first of `lines` (whole lines, or one without its ending) names
-    no file, neither as a path line nor as a comment: one quick search, where a reply
-    may hold a million fences of one number each."""
-    return _MAY_NAME_FILE.search(lines) is not None
 
 
 def comment_path(line: str) -> str | None:
