@@ -247,7 +247,7 @@ def _attached_siblings(
     that precede the node as siblings (Rust `#[...]`, decorators in a TypeScript
     class body)."""
     start_row, start_byte = start.row, node.start_byte
-    if not spec.attribute_nodes or _nothing_attached(lines, start, clean):
+    if _nothing_attached(lines, start, clean):  # (called only where the language has them)
         return start_row, start_byte
     sibling = node.prev_named_sibling
     while sibling is not None and sibling.type in spec.attribute_nodes:
