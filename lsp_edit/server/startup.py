@@ -128,13 +128,22 @@ class Incoming:
         """What was read past the messages taken so far."""
         return self._take(len(self.buffered))
 
-    def _read_more(self) -> bool:
+    def chunk(self) -> bytes:
+        """The next bytes stdin holds, up to `CHUNK`; empty at its end (or once
+        reading it fails, as when it is closed under us)."""
         if self.ended:
-            return False
-        chunk = os.read(self.fd, CHUNK)
-        self.ended = not chunk
-        self.buffered += chunk
-        return bool(chunk)
+            return b""
+        try:
+            data = os.read(self.fd, CHUNK)
+        except OSError:
+            data = b""
+        self.ended = not data
+        return data
+
+    def _read_more(self) -> bool:
+        data = self.chunk()
+        self.buffered += data
+        return bool(data)
 
     def _take(self, size: int) -> bytes:
         taken = bytes(self.buffered[:size])

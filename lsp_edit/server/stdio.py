@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
-from lsp_edit.server.startup import CHUNK, Incoming, WithoutSecondAnswer
+from lsp_edit.server.startup import Incoming, WithoutSecondAnswer
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +55,7 @@ async def _read_messages(
         reader.feed_eof()
     else:
         threading.Thread(
-            target=_feed, args=(incoming.fd, reader, loop), name="stdin", daemon=True
+            target=_feed, args=(incoming, reader, loop), name="stdin", daemon=True
         ).start()
     await run_async(
         stop_event=stop,
@@ -67,19 +66,14 @@ async def _read_messages(
     )
 
 
-def _feed(fd: int, reader: asyncio.StreamReader, loop: asyncio.AbstractEventLoop) -> None:
-    """In its own thread: hands every chunk read from `fd` to `reader`, then its end."""
-    while chunk := _read_chunk(fd):
+def _feed(
+    incoming: Incoming, reader: asyncio.StreamReader, loop: asyncio.AbstractEventLoop
+) -> None:
+    """In its own thread: hands every chunk read from stdin to `reader`, then its end."""
+    while chunk := incoming.chunk():
         if not _hand_over(loop, reader.feed_data, chunk):
             return
     _hand_over(loop, reader.feed_eof)
-
-
-def _read_chunk(fd: int) -> bytes:
-    try:
-        return os.read(fd, CHUNK)
-    except OSError:  # stdin closed under us: as its end
-        return b""
 
 
 def _hand_over(loop: asyncio.AbstractEventLoop, action: Callable[..., None], *args: Any) -> bool:
