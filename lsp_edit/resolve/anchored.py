@@ -888,12 +888,14 @@ class _Composer:
     ) -> None:
         """Current lines `start`..`end` become `lines`; `keeps` gives, per line, the
         current line it keeps (None: a new line), when the hunk says so."""
-        if not self.dirty:
-            self._first_change(start, end, lines, keeps)
-            return
-        origins = [None if k is None else self.origin_of(k) for k in keeps]
+        origins: list[int | None] = (
+            [None if k is None else self.origin_of(k) for k in keeps] if self.dirty else list(keeps)
+        )
         if len(origins) != len(lines):
             origins = [None] * len(lines)
+        if not self.dirty:
+            self._first_change(start, end, lines, origins)
+            return
         delta = len(lines) - (end - start)
         # the stretches this one overlaps or touches become one with it
         low = bisect_left(self._ends, start)
@@ -932,13 +934,10 @@ class _Composer:
         self._original_starts[low:high] = [orig_start]
 
     def _first_change(
-        self, start: int, end: int, lines: Sequence[str], keeps: Sequence[int | None]
+        self, start: int, end: int, lines: Sequence[str], origins: list[int | None]
     ) -> None:
         """`replace` when nothing is changed yet: the current lines are the original
         ones, so the change is the one stretch, kept aside (most blocks have one hunk)."""
-        origins: list[int | None] = list(keeps)
-        if len(origins) != len(lines):
-            origins = [None] * len(lines)
         self._first = (start, end, list(lines))
         self.log.append((start, end, tuple(lines)))
         stretch = _Dirty(start, start + len(lines), start, end, origins)
