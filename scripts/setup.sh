@@ -7,12 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python3 -m venv .venv
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[dev]'
-# Bytecode now, so that the first `lsp-edit apply` or `serve` starts as fast as the next.
-.venv/bin/python -m compileall -q lsp_edit
-touch .venv/.installed
+bash scripts/install-python.sh
 # The editors the editor tests run in and the VS Code extension (docs/vscode.md).
 bash scripts/install-editors.sh
 

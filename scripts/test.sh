@@ -5,10 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
-    python3 -m venv .venv
-    .venv/bin/python -m pip install --quiet --upgrade pip
-    .venv/bin/python -m pip install --quiet -e '.[dev]'
-    touch .venv/.installed
+    bash scripts/install-python.sh
 fi
 
 # The editor tests need Neovim, Emacs and VS Code: installed here so a clean machine
