@@ -225,3 +225,20 @@ def test_a_named_tuple_is_the_tuple_typing_makes_with_its_methods():
     assert Line.__module__ == __name__
     text, number, last = ours
     assert (text, number, last) == ("a", 3, False)
+
+
+def test_a_slotted_value_s_fields_are_read_only_however_they_are_set():
+    """A frozen slotted value keeps its fields where only its own `__init__` writes
+    them: assigning a field, through the instance or `object.__setattr__`, is refused,
+    and a late problem message is still read as text, equal and copied as one."""
+    span = Span(1, 2)
+    with pytest.raises(FrozenInstanceError):
+        object.__setattr__(span, "start", 5)
+    with pytest.raises(AttributeError):
+        span.middle = 3  # type: ignore[attr-defined]
+    assert (span.start, span.end, span.note) == (1, 2, "")
+    with pytest.raises(TypeError):
+
+        @value(slots=True)
+        class Hidden:
+            _secret: int

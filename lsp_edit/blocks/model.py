@@ -307,21 +307,18 @@ def late_problem(
     return ParseProblem(span, code, message, path)  # type: ignore[arg-type]
 
 
-_MESSAGE_SLOT = vars(ParseProblem)["message"]  # where the message, or its `LateMessage`, is kept
-
-
 def _message(problem: ParseProblem) -> str:
-    stored: str | LateMessage = _MESSAGE_SLOT.__get__(problem)
+    stored: str | LateMessage = problem._message  # type: ignore[attr-defined]  # or its `LateMessage`
     if isinstance(stored, str):
         return stored
     text = stored.text(problem)
-    _MESSAGE_SLOT.__set__(problem, text)
+    problem._message = text  # type: ignore[attr-defined]
     return text
 
 
 # Everything that reads the message (equality, `repr`, `replace`, copies) reads the
-# text: a late message is never seen.
-setattr(ParseProblem, "message", property(_message, _MESSAGE_SLOT.__set__))  # noqa: B010
+# text: a late message is never seen. (The property still refuses assignment.)
+setattr(ParseProblem, "message", vars(ParseProblem)["message"].getter(_message))  # noqa: B010
 
 
 EditBlock = (
