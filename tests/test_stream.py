@@ -279,3 +279,64 @@ def test_a_stream_keeping_a_few_blocks_not_read_as_edits_counts_the_rest(line_by
     ignored = [item for item in every if isinstance(item, IgnoredBlock)]
     assert len(ignored) == 8 and stream.ignored_beyond == 6
     assert items == [item for item in every if item in ignored[:2] or item not in ignored]
+
+
+def line_by_line(reply):
+    """The items of a reply fed one line at a time: no block is ever whole when its
+    first line arrives, so every block goes through its line-by-line parser."""
+    return fed_in_pieces(reply, [i + 1 for i, char in enumerate(reply) if char == "\n"])
+
+
+# Fence tags near the plain symbol tag a fence is read whole for (`python:A-b`), and
+# lines before a fence that may name its file
+SYMBOL_TAGS = [
+    "python:A-b",
+    "python:Service1-method_1",
+    "py:_x",
+    "c++:A-b-c",
+    "python:A--b",
+    "python:A-",
+    "python:1A",
+    "python:-1",
+    "python:A.b",
+    "python:A::b",
+    "python:a/b.py",
+    "python:A:before",
+    "python:A:sideways",
+    ":A-b",
+    "python:A-b title=x.py",
+    "python:A-b ",
+    "python:Ä-ß",
+    "python:A`b",
+    "diff:A",
+]
+BEFORE_FENCE = [
+    "",
+    "src/x.py\n",
+    "src/x.py\n\n",
+    "Here is `a.py`:\n",
+    "notes\n",
+    "# a.py\n",
+    "...\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(BEFORE_FENCE),
+            st.sampled_from(["```", "~~~", "````", " ```"]),
+            st.sampled_from(SYMBOL_TAGS),
+            st.lists(st.sampled_from([*CONTENT_LINES, "```", "~~~", "\ufeffx", "»»»"]), max_size=4),
+            st.sampled_from(["```", "~~~", "````", "``` ", "```python:C-d", ""]),
+        ),
+        max_size=6,
+    )
+)
+def test_a_symbol_fence_read_whole_gives_what_reading_it_line_by_line_gives(fences):
+    reply = "".join(
+        f"{before}{fence}{tag}\n" + "".join(f"{line}\n" for line in content) + f"{closer}\n"
+        for before, fence, tag, content, closer in fences
+    )
+    assert repr(parse_reply(reply)) == repr(line_by_line(reply))

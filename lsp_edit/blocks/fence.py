@@ -75,6 +75,7 @@ from lsp_edit.values import NamedTuple, record, value
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
     from lsp_edit.blocks import operations, unified_diff
+    from lsp_edit.blocks.lookback import Lookback
     from lsp_edit.blocks.unified_diff import UnifiedDiff
 else:
     # The parsers of diffs and JSON operations are imported by the first block that
@@ -722,6 +723,69 @@ def _opens_next_edit(opener: FenceOpener, following: FenceOpener | None) -> bool
         return False
     tag = _read_tag(following.info)
     return tag.error is None and tag.target is not None
+
+
+# A fence tag naming a symbol the plainest way (`python:Service-run`): a language, then
+# names of word characters joined by `-`, the first not starting with a digit. It
+# holds no `.`, `/` or `:` after the language, so it is no file path, no line range
+# and no action: `parse_fence_tag` reads it as `AstTarget(path, path.split("-"))`.
+_PLAIN_SYMBOL_TAG = LazyPattern(r"(?P<language>[^\s:`]+):(?P<path>[^\W\d]\w*(?:-\w+)*)")
+
+
+def plain_symbol_target(info: str) -> tuple[str, AstTarget] | None:
+    """The language and target of a fence info string that is only a plain symbol
+    tag (see `_PLAIN_SYMBOL_TAG`), as `parse_fence_tag` reads it; None for any other."""
+    match = _PLAIN_SYMBOL_TAG.fullmatch(info)
+    if match is None:
+        return None
+    path = match["path"]
+    return match["language"], AstTarget(path, tuple(path.split("-")))
+
+
+def read_symbol_fence(
+    text: str,
+    pos: int,
+    end: int,
+    start: int,
+    fence: str,
+    info: str,
+    look: Lookback,
+    emit: Emit,
+) -> int:
+    """Reads a whole fenced block opened at reply line `start` by the unindented line
+    `fence` + `info` (a plain symbol tag, see `plain_symbol_target`), from `text[pos]`
+    (the line after it), when its closing fence is in `text[:end]` and its content
+    holds no fence line of its own, no byte order mark at its start and nothing that
+    may be an edit marker: reports it as `FenceBlock` would have, and returns where
+    its closing fence ends; -1 otherwise (the block is then read by `FenceBlock`).
+    `look` holds the lines before the fence, which may name its file."""
+    tagged = plain_symbol_target(info)
+    if tagged is None:
+        return -1
+    match = _WHOLE[fence[0]].match(text, pos, end)
+    if match is None:
+        return -1
+    closer = match["fence_line"].strip(" \t")
+    if len(closer) < len(fence) or closer.lstrip(fence[0]):
+        return -1  # not its closing fence (`FenceOpener.closed_by`)
+    written = match["content"]
+    if written.startswith("\ufeff") or _may_hold_marker(written):
+        return -1
+    content = tuple(split_block(written))
+    language, target = tagged
+    path = look.fence_path()
+    emit(
+        FencedEdit(
+            ReplySpan(start, start + len(content) + 1),
+            path.path,
+            language,
+            info,
+            target,
+            content,
+            path.if_exists,
+        )
+    )
+    return match.end()
 
 
 def read_targeted_run(

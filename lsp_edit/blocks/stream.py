@@ -31,6 +31,7 @@ from lsp_edit.blocks.fence import (
     line_opener,
     match_opener,
     opener,
+    read_symbol_fence,
     read_targeted_run,
     read_untagged_run,
 )
@@ -344,7 +345,23 @@ class _Machine:
         after = match.end()
         if kind == "fence_line":
             raw = match[kind]
-            fence = opener(*match.group("indent", "fence", "info"))  # as `match_opener(raw)`
+            indent, fence_chars, info = match.group("indent", "fence", "info")
+            if not indent:
+                stop = read_symbol_fence(
+                    text,
+                    after,
+                    end,
+                    self._number + 1,
+                    fence_chars,
+                    info,
+                    self._look,
+                    self._items.append,
+                )
+                if stop >= 0:
+                    self._number += text.count("\n", start, stop)
+                    self._look.restart()
+                    return stop
+            fence = opener(indent, fence_chars, info)  # as `match_opener(raw)`
             if is_untagged(raw) and self._look.line is None:
                 # nothing before names a file: a run of fences naming none, at once
                 stop = self._read_untagged(text, start, end)
