@@ -340,3 +340,22 @@ def test_a_symbol_fence_read_whole_gives_what_reading_it_line_by_line_gives(fenc
         for before, fence, tag, content, closer in fences
     )
     assert repr(parse_reply(reply)) == repr(line_by_line(reply))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["--- a/x.py", "--- x.py\t2024", '--- "a/x y.py"', "--- /dev/null"]),
+    st.sampled_from(["+++ b/x.py", "+++ /dev/null", "+++ ", "+++ b/y.py"]),
+    st.sampled_from(
+        ["@@ -1,3 +1,3 @@", "@@ -2 +2 @@ def f():", "@@ -0,0 +1,2 @@", "@@ -1,2 +1 @@", "@@"]
+    ),
+    st.lists(st.sampled_from([" a", "-b", "+c", "", " ", "-", "+"]), max_size=6),
+    st.sampled_from(
+        ["", "\n", "prose\n", "\nprose\n", " d\n", "@@ -9 +9 @@\n", "```\n", "--- a/z\n"]
+    ),
+)
+def test_a_diff_read_whole_gives_what_reading_it_line_by_line_gives(
+    minus, plus, header, body, after
+):
+    reply = "\n".join([minus, plus, header, *body]) + "\n" + after
+    assert repr(parse_reply(reply)) == repr(line_by_line(reply))

@@ -52,7 +52,6 @@ from lsp_edit.blocks.scanner import (
     add_prefixed,
     shown,
     span,
-    split_block,
     where,
 )
 from lsp_edit.patterns import LazyPattern
@@ -73,9 +72,12 @@ _GIT_EXTENDED = LazyPattern(
 # close a wrapper), anything unprefixed.
 _NOT_HUNK_LINE = LazyPattern(rf"^[^ +\n-]|^--- |^{FENCE_LINE}", re.MULTILINE)
 _ANY_HUNK_LINES = Plain(_NOT_HUNK_LINE)
-# After `--- `: the `+++ ` line, an `@@` line, and the hunk lines after it
+# After `--- `: the `+++ ` line, an `@@` line with counts (as `_HUNK_HEADER` reads
+# its start), and the hunk lines after it
 _WHOLE = LazyPattern(
-    rf"(?P<plus>\+\+\+ .*)\n(?P<header>@@.*)\n"
+    r"(?P<plus>\+\+\+ .*)\n"
+    r"@@[ \t]*-(?P<old_start>\d+)(?:,(?P<old_count>\d+))?[ \t]+\+\d+(?:,(?P<new_count>\d+))?"
+    r"[ \t]*@@.*\n"
     rf"(?P<body>(?:(?!--- |{FENCE_LINE})(?:[ +-].*)?\n)*+)"
 )
 _FENCE_LINE = LazyPattern(FENCE_LINE)
@@ -619,17 +621,18 @@ def read_whole(text: str, pos: int, end: int, minus: str, start: int, emit: Emit
     match = _WHOLE.match(text, pos, end)
     if match is None:
         return -1
-    counts = _HUNK_HEADER.match(match["header"])
-    if counts is None:
-        return -1
-    old_left = 1 if counts.group(2) is None else int(counts.group(2))
-    new_left = 1 if counts.group(4) is None else int(counts.group(4))
-    lines = split_block(match["body"])
+    old_start, old_count, new_count = match.group("old_start", "old_count", "new_count")
+    body = match["body"]
+    lines = body[:-1].split("\n") if body else []
     ops = "".join([line[:1] or " " for line in lines])
-    written = len(lines)  # up to the last line that is not blank
-    while written and not lines[written - 1]:
-        written -= 1
-    taken = _lines_counted(ops, written, old_left, new_left)
+    kept = body.rstrip("\n")  # up to the last line that is not blank
+    written = kept.count("\n") + 1 if kept else 0
+    taken = _lines_counted(
+        ops,
+        written,
+        1 if old_count is None else int(old_count),
+        1 if new_count is None else int(new_count),
+    )
     if taken < 0:
         return -1
     if taken < len(lines):
@@ -642,24 +645,28 @@ def read_whole(text: str, pos: int, end: int, minus: str, start: int, emit: Emit
         if stop >= end:
             return -1  # the line that ends the diff has not arrived yet
         after = text[stop : text.index("\n", stop)]
-    if (
+    if after and (
         after.startswith(_NOT_AFTER_HUNK)
         or (after[:1] in (" ", "-", "+") and after.strip())
         or _FENCE_LINE.match(after)
     ):
         return -1
     # Every line is empty (a blank context line) or starts with ` `, `-` or `+`.
-    header_line = start + 2
-    last = header_line
-    for index in range(len(lines) - 1, -1, -1):
-        if lines[index]:
-            last = header_line + 1 + index
-            break
+    last = start + 2  # the last line that is not blank: the header, or the one found
+    if taken >= written:
+        last += written
+    else:
+        for index in range(taken - 1, -1, -1):
+            if lines[index]:
+                last += 1 + index
+                break
     hunk = Hunk(
         tuple([line[1:] for line in lines if line[:1] != "+"]),
         tuple([line[1:] for line in lines if line[:1] != "-"]),
-        max(1, int(counts.group(1))),
-        ops=ops,
+        max(1, int(old_start)),
+        (),
+        None,
+        ops,
     )
     old_path = _diff_path(minus[4:], "a/")
     new_path = _diff_path(match["plus"][4:], "b/")
