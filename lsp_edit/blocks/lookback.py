@@ -114,6 +114,9 @@ class Lookback:
         """The lines of `text[pos:stop]` (each ending in `\\n`), as `note` would one
         by one: only the last prose line and what follows it matter, so they are
         read from the end."""
+        if stop - pos == 1:  # one empty line (between blocks, mostly)
+            self.gap = _BLANK
+            return
         gap = _NEAR
         end = stop - 1
         while end > pos:

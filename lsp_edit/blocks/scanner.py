@@ -160,7 +160,13 @@ def emit_halves(
     whose opener is reply line `start`, as one hunk; returns where the match ends."""
     old, new = match.group("old", "new")
     end = start + old.count("\n") + new.count("\n") + 2
-    emit(AnchoredEdit(ReplySpan(start, end), path, kind, (Hunk(_half(old), _half(new)),)))
+    if old[:1] == "\ufeff" or new[:1] == "\ufeff":
+        hunk = Hunk(_half(old), _half(new))
+    else:  # as `_half` reads them, in the few steps a reply of tiny blocks makes a million times
+        hunk = Hunk(
+            tuple(old[:-1].split("\n")) if old else (), tuple(new[:-1].split("\n")) if new else ()
+        )
+    emit(AnchoredEdit(ReplySpan(start, end), path, kind, (hunk,)))
     return match.end()
 
 

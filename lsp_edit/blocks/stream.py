@@ -173,7 +173,8 @@ _NOT_PROSE = Plain(LazyPattern(rf"^(?:{_NOT_PROSE_LINE})", re.MULTILINE))
 # that line when it opens a block, in a group named after its format. One match
 # per block, whatever its format.
 _NEXT_BLOCK = re.compile(
-    rf"(?P<prose>(?:(?!{_NOT_PROSE_LINE}).*\n)*+)"
+    # (an empty line, or one starting with a letter other than `d`, is prose at once)
+    rf"(?P<prose>(?:\n|[^\s`~<«*d-].*\n|(?!{_NOT_PROSE_LINE}).*\n)*+)"
     r"(?:"
     rf"[^\S\n]*(?P<search>{SEARCH_OPENER})[^\S\n]*\n"
     rf"|[^\S\n]*(?P<edit>{EDIT_OPENER})[^\S\n]*\n"
@@ -337,8 +338,9 @@ class _Machine:
         match = _NEXT_BLOCK.match(text, pos, end)
         assert match is not None, "the prose group matches any text"
         start = match.end("prose")
-        if start > pos:
-            self._skip_prose(text, pos, start)
+        if start > pos:  # as `_skip_prose`, without a call per block
+            self._number += text.count("\n", pos, start)
+            self._look.note_lines(text, pos, start)
         if start == end:
             return end
         kind = match.lastgroup

@@ -395,9 +395,11 @@ def read_whole(text: str, pos: int, end: int, start: int, emit: Emit) -> int:
         if match is None:
             return -1
         stripped = match["header"].strip()
+        if stripped == "*** End Patch":  # as written nearly always (no file header)
+            break
         path = _update_path(stripped)
         if path is None:
-            if stripped == "*** End Patch" or _END_PATCH.fullmatch(stripped):
+            if _END_PATCH.fullmatch(stripped):
                 break
             return -1
         sections.append((path, split_block(match["body"])))
@@ -471,5 +473,6 @@ def _hunk(scope: list[str], lines: list[str]) -> Hunk | None:
         tuple([text[1:] for text in lines if text[:1] != "-"]),
         None,
         tuple(scope),
-        ops="".join([text[:1] or " " for text in lines]),
+        None,
+        "".join([text[:1] or " " for text in lines]),
     )
