@@ -359,3 +359,70 @@ def test_a_diff_read_whole_gives_what_reading_it_line_by_line_gives(
 ):
     reply = "\n".join([minus, plus, header, *body]) + "\n" + after
     assert repr(parse_reply(reply)) == repr(line_by_line(reply))
+
+
+# Lines whose first characters come near a marker, a fence line or a diff header
+TRICKY_LINES = [
+    "x",
+    "  x",
+    "\tx",
+    "\x0c```",
+    " ```",
+    "```",
+    "~~~",
+    "  ~~~ x",
+    "=====",
+    "  =======",
+    "==",
+    ">>>>>",
+    " >>",
+    "<<<<<",
+    "<<",
+    "«««",
+    "»»»",
+    "═══",
+    "───",
+    "*** x",
+    "  *** x",
+    "**",
+    "--- a",
+    "-- a",
+    "-",
+    "+",
+    "+x",
+    "@@",
+    "diff --git a b",
+    " diff --git a b",
+    "d",
+    "",
+    " ",
+]
+BLOCK_SHAPES = [
+    "a.py\n<<<<<<< SEARCH\n{0}=======\n{1}>>>>>>> REPLACE\n",
+    "a.py\n««« EDIT\n{0}═══════ REPL\n{1}»»» EDIT END\n",
+    "```python:A-b\n{0}{1}```\n",
+    "a.py\n```\n{0}{1}```\n",
+    "~~~\n{0}{1}~~~\n",
+    "*** Begin Patch\n*** Update File: a.py\n@@\n{0}{1}*** End Patch\n",
+    "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n{0}{1}\n",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(BLOCK_SHAPES),
+            st.lists(st.sampled_from(TRICKY_LINES), max_size=4),
+            st.lists(st.sampled_from(TRICKY_LINES), max_size=4),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_blocks_of_any_format_read_whole_give_what_reading_them_line_by_line_gives(blocks):
+    reply = "".join(
+        shape.format("".join(f"{line}\n" for line in old), "".join(f"{line}\n" for line in new))
+        for shape, old, new in blocks
+    )
+    assert repr(parse_reply(reply)) == repr(line_by_line(reply))

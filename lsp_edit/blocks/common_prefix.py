@@ -51,10 +51,12 @@ _ANCHOR = LazyPattern(r"─{3,}")
 _CLOSER = LazyPattern(r"»»»(?:[ \t]*EDIT[ \t]+END)?")
 # A whole plain-layout block after its opener with no line that may be a marker
 # (in the new half, `═══` and `───` are content)
+# (a line whose first character after its indentation cannot start a marker is taken
+# at once)
 _WHOLE = LazyPattern(
-    r"(?P<old>(?:(?![^\S\n]*(?:»»»|═══|───)).*\n)*+)"
+    r"(?P<old>(?:[^\S\n]*+[^\s»═─].*\n|(?![^\S\n]*(?:»»»|═══|───)).*\n)*+)"
     r"[^\S\n]*═{3,}(?:[ \t]*REPL)?[^\S\n]*\n"
-    r"(?P<new>(?:(?![^\S\n]*(?:»»»|<<<<<|«««|\*\*\*)).*\n)*+)"
+    r"(?P<new>(?:[^\S\n]*+[^\s»<«*].*\n|(?![^\S\n]*(?:»»»|<<<<<|«««|\*\*\*)).*\n)*+)"
     r"[^\S\n]*»»»(?:[ \t]*EDIT[ \t]+END)?[^\S\n]*\n"
 )
 # Lines that may be a marker (or a fence line, which may close a wrapper): in the old

@@ -115,9 +115,15 @@ def _content(fence: str, wrapped: bool) -> str:
 
 
 def _lines(fence: str, wrapped: bool) -> str:
+    # (a line whose first character after its indentation cannot start a fence line,
+    # nor in a block that may wrap others an opener or a diff header, is taken at once)
+    char = fence[-1]
     if not wrapped:
-        return rf"(?:(?!{fence}).*\n)*+"
-    return rf"(?:(?!{fence}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- )).*\n)*+"
+        return rf"(?:[ \t]*+[^\s{char}].*\n|(?!{fence}).*\n)*+"
+    return (
+        rf"(?:[^\S\n]*+[^\s{char}<«*d-].*\n"
+        rf"|(?!{fence}|[^\S\n]*(?:<<<<<|«««|\*\*\*)| *(?:diff --git |--- )).*\n)*+"
+    )
 
 
 _WHOLE = {

@@ -62,10 +62,13 @@ _NOT_OLD = Plain(LazyPattern(rf"^[^\S\n]*(?:=====|>>>>>)|^{FENCE_LINE}", re.MULT
 # A whole block after its opener whose halves hold no line that may be a marker; a
 # second divider or a fence line in the REPLACE half may end the block early
 # (`_close_at_divider`), so such a block is read line by line.
+# (In each half, a line whose first character after its indentation cannot start a
+# marker or a fence is taken at once; only the others are looked at.)
 _WHOLE = re.compile(
-    r"(?P<old>(?:(?![^\S\n]*(?:=====|>>>>>)).*\n)*+)"
+    r"(?P<old>(?:[^\S\n]*+[^\s=>].*\n|(?![^\S\n]*(?:=====|>>>>>)).*\n)*+)"
     r"(?P<divider>[^\S\n]*={5,9}(?:[ \t]*\w+)?[^\S\n]*)\n"
-    rf"(?P<new>(?:(?![^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*|=====)|{FENCE_LINE}).*\n)*+)"
+    r"(?P<new>(?:[^\S\n]*+[^\s><«*=`~].*\n"
+    rf"|(?![^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*|=====)|{FENCE_LINE}).*\n)*+)"
     r"[^\S\n]*>{5,9}(?:[ \t]*\w+)?[^\S\n]*\n"
 )
 _NOT_NEW = Plain(LazyPattern(rf"^[^\S\n]*(?:>>>>>|<<<<<|«««|\*\*\*)|^{FENCE_LINE}", re.MULTILINE))

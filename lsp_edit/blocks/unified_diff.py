@@ -78,7 +78,8 @@ _WHOLE = LazyPattern(
     r"(?P<plus>\+\+\+ .*)\n"
     r"@@[ \t]*-(?P<old_start>\d+)(?:,(?P<old_count>\d+))?[ \t]+\+\d+(?:,(?P<new_count>\d+))?"
     r"[ \t]*@@.*\n"
-    rf"(?P<body>(?:(?!--- |{FENCE_LINE})(?:[ +-].*)?\n)*+)"
+    # (an empty line, a `+` line and a `-` line that is no `--- ` are taken at once)
+    rf"(?P<body>(?:\n|\+.*\n|-(?!-- ).*\n|(?!--- |{FENCE_LINE})(?:[ +-].*)?\n)*+)"
 )
 _FENCE_LINE = LazyPattern(FENCE_LINE)
 _NOT_AFTER_HUNK = ("@@", "\\", "diff --git ", "--- ")

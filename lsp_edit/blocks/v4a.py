@@ -75,7 +75,8 @@ _NOT_ADDED = Plain(LazyPattern(rf"^[^+\n]|^{FENCE_LINE}", re.MULTILINE))
 # line, no indented `***` line)
 _SECTION = LazyPattern(
     rf"(?P<header>\*\*\*.*)\n"
-    rf"(?P<body>(?:(?!{FENCE_LINE}|[^\S\n]+\*\*\*)(?:[ +-].*|@@.*)?\n)*+)"
+    # (an empty line, a `+`, `-` or `@@` line is taken at once)
+    rf"(?P<body>(?:\n|[+-].*\n|@@.*\n|(?!{FENCE_LINE}|[^\S\n]+\*\*\*)(?:[ +-].*|@@.*)?\n)*+)"
 )
 
 
