@@ -318,3 +318,42 @@ def test_symbol_at_gives_the_innermost_symbol_containing_the_line() -> None:
 def test_index_symbols_refuses_an_unknown_language() -> None:
     with pytest.raises(ValueError, match="unsupported language"):
         index_symbols(Text.from_string("x\n"), "vala")
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "expected"),
+    [
+        (
+            "typescript",
+            "// One.\nexport declare class A {\n  run(): void;\n}\n\n"
+            "@sealed\nexport class B {}\nexport const f = () => 1;\n",
+            [("A", 0, 1, 4), ("A-run", 2, 2, 3), ("B", 5, 6, 7), ("f", 7, 7, 8)],
+        ),
+        (
+            "cpp",
+            "template <typename T>\ntemplate <typename U>\n"
+            "int Box<T>::get(U u) {\n  return 1;\n}\n",
+            [("Box-get", 0, 0, 5)],
+        ),
+        (
+            "python",
+            "@first\n# between\n@second\ndef run():\n    pass\n",
+            [("run", 0, 3, 5)],
+        ),
+    ],
+)
+def test_a_wrapped_definition_starts_with_its_outermost_wrapper(
+    language: str, source: str, expected: list[tuple[str, int, int, int]]
+) -> None:
+    # (`export declare`, decorators, nested `template <...>`: each wraps the one below.)
+    symbols = index_symbols(Text.from_string(source), language)
+    assert [(s.dotted, s.start_line, s.body_start_line, s.end_line) for s in symbols] == expected
+
+
+def test_a_member_right_after_an_opening_brace_takes_no_attribute_from_above_it() -> None:
+    text = Text.from_string(
+        "namespace App {\n    [Serializable]\n    class A {\n        void Run() {}\n    }\n}\n"
+    )
+    assert [
+        (s.dotted, s.start_line, s.body_start_line) for s in index_symbols(text, "c_sharp")
+    ] == [("App", 0, 0), ("App-A", 1, 2), ("App-A-Run", 3, 3)]

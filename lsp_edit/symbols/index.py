@@ -28,8 +28,9 @@ _TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "scope", "trait
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 _SEPARATOR = re.compile(r"::|\.")
 # Last characters of a line that end a comment or sentence (`*/`, `/// Runs.`,
-# `/// <summary>...</summary>`) and never an attribute or decorator.
-_NOT_ATTRIBUTE_ENDS = ("/", ".", ">")
+# `/// <summary>...</summary>`) or open a body (`class A {`), and never end an
+# attribute or decorator.
+_NOT_ATTRIBUTE_ENDS = ("/", ".", ">", "{")
 # What the text of a comment's last line holds, in every language here.
 _COMMENT_MARK = re.compile(r"//|/\*|\*/|#|=end")
 
@@ -60,11 +61,19 @@ def index_symbols(text: Text, language: str) -> list[Symbol]:
     return symbols_from_tree(tree, text.lines, spec)
 
 
-# A definition or scope the query found, before its path is known: start byte,
-# minus end byte and the match's number first, so that sorting puts outer
-# definitions before those inside them (and keeps the query's order among equals);
-# then kind, name parts, start line, body start line, end line and indent.
+# A definition or scope the query found, before its path is known: where it
+# starts, minus where it ends and the match's number first, so that sorting puts
+# outer definitions before those inside them (and keeps the query's order among
+# equals); then kind, name parts, start line, body start line, end line and
+# indent. Where it starts and ends are positions (see `_position`), which order
+# as the bytes do.
 _Definition = tuple[int, int, int, str, tuple[str, ...], int, int, int, str]
+
+
+def _position(point: ts.Point) -> int:
+    """A point as one number ordered as byte offsets are: its row, then its
+    column (a node's points cost one read where its bytes and points cost two)."""
+    return point[0] << 32 | point[1]
 
 
 def symbols_from_tree(
@@ -79,13 +88,14 @@ def symbols_from_tree(
     constants in Python, Go's top-level constants) do not match in a subtree
     queried alone."""
     cursor = ts.QueryCursor(symbol_query(spec.name))
-    low, high = -1, tree.root_node.end_byte
+    low = high = -1
     if nodes:
-        low, high = nodes[0].start_byte, nodes[-1].end_byte
-        cursor.set_byte_range(low, high)
-    definitions: list[_Definition] = []
+        cursor.set_byte_range(nodes[0].start_byte, nodes[-1].end_byte)
+        low, high = _position(nodes[0].start_point), _position(nodes[-1].end_point)
+    found: list[tuple[ts.Node, int, str, ts.Node, list[ts.Node] | None]] = []
+    # The wrappers the query found, by the id of the node each wraps.
+    wrapped: dict[int, ts.Node] = {}
     seen: set[int] = set()
-    clean = not tree.root_node.has_error
     # Per pattern, its definition (or scope) capture and the kind it names.
     kinds: dict[int, tuple[str, str]] = {}
     for pattern, captures in cursor.matches(tree.root_node):
@@ -93,21 +103,34 @@ def symbols_from_tree(
         if known is None:
             known = kinds[pattern] = _definition_capture(captures)
         capture, kind = known
-        found = captures.get(capture)
-        names = captures.get("name")
-        if not found or not names:
+        if kind == "wrapper":
+            wrapped[captures["wrapped"][0].id] = captures["wrapper"][0]
             continue
-        node = found[0]
+        nodes_found = captures.get(capture)
+        names = captures.get("name")
+        if not nodes_found or not names:
+            continue
+        node = nodes_found[0]
         # (A node matched by two patterns is one definition.)
         identity = node.id
         if identity in seen:
             continue
         seen.add(identity)
+        found.append((node, identity, kind, names[0], captures.get("owner")))
+    definitions: list[_Definition] = []
+    clean = not tree.root_node.has_error
+    prefixes = spec.comment_prefixes + spec.attribute_prefixes
+    for node, identity, kind, name, owners in found:
+        # The outermost of the wrappers around the node, which belong to it.
+        wrapper = wrapped.get(identity)
+        while wrapper is not None:
+            node = wrapper
+            wrapper = wrapped.get(node.id)
         definition = _definition(
-            node, kind, names[0], captures.get("owner"), len(definitions), lines, spec, clean
+            node, kind, name, owners, len(definitions), lines, spec, clean, prefixes
         )
         # (Matches merely touching the range belong to the nodes around it.)
-        if definition is not None and low < -definition[1] <= high:
+        if definition is not None and (high < 0 or low < -definition[1] <= high):
             definitions.append(definition)
     return _nest(definitions)
 
@@ -117,8 +140,8 @@ def _definition_capture(captures: dict[str, list[ts.Node]]) -> tuple[str, str]:
     for capture in captures:
         if capture.startswith("definition."):
             return capture, capture[len("definition.") :]
-        if capture == "scope":
-            return capture, "scope"
+        if capture in ("scope", "wrapper"):
+            return capture, capture
     return "", ""
 
 
@@ -131,43 +154,69 @@ def _definition(
     lines: Sequence[str],
     spec: LanguageSpec,
     clean: bool,
+    prefixes: tuple[str, ...],
 ) -> _Definition | None:
-    """What the index keeps of one definition, the `number`th found (`clean`: in
-    a tree without a syntax error); None when it has no name."""
-    # (This runs for every definition of a file: each read of a node crosses
-    # into tree-sitter, so each is made once.)
-    name_start = name.start_point
-    parts = _name_parts(_name_text(name, name_start, lines))
+    """What the index keeps of one definition, the `number`th found: `node` (with
+    the wrappers around it that belong to it), `name` and the `owners` written
+    before the name (`clean`: in a tree without a syntax error; `prefixes`: how
+    its comment and attribute lines start); None when it has no name."""
+    # (This runs for every definition of a file, 5,000 in a 20,000-line one:
+    # each read of a node crosses into tree-sitter, so each is made once, and
+    # points are read rather than bytes; the usual case of each step is written
+    # here, the rest left to the functions named.)
+    count = len(lines)
+    row, column = name.start_point
+    end_row, end_column = name.end_point
+    # The name's text from its line when it is written on one ASCII line
+    # (columns count UTF-8 bytes), else from the tree.
+    line = lines[row] if end_row == row and row < count else None
+    if line is not None and end_column <= len(line) and line.isascii():
+        raw = line[column:end_column]
+    else:
+        raw = _node_text(name)
+    parts = (raw,) if raw.isidentifier() else _name_parts(raw)
     if owners:
         parts = _owner_parts(owners, lines) + parts
     if not parts:
         return None
-    if spec.wrapper_nodes:
-        node = _wrapper(node, spec.wrapper_nodes)
     first = node.start_point
-    first_row = first.row
+    first_row = first[0]
     # The first token that is not an attribute or comment lies between the
     # node's first row and its name's: on one row, nothing to look for.
     body_start = first_row
-    if name_start.row != first_row:
-        row = _first_token_row(node, spec, depth=0)
-        body_start = first_row if row is None else row
-    if spec.attribute_nodes:
-        start_row, start_byte = _attached_siblings(node, first, lines, spec, clean)
-    else:
-        start_row, start_byte = first_row, node.start_byte
-    line = lines[body_start] if body_start < len(lines) else ""
-    start_row = _comments_start(lines, start_row, spec, line[: len(line) - len(line.lstrip())])
+    if row != first_row:
+        token_row = _first_token_row(node, spec, depth=0)
+        if token_row is not None:
+            body_start = token_row
+    start_row, start = first_row, first_row << 32 | first[1]
+    if spec.attribute_nodes and not _nothing_attached(lines, first, clean):
+        start_row, start = _attached_siblings(node, first, spec)
+    if body_start != row or line is None:
+        line = lines[body_start] if body_start < count else ""
+    if start_row and lines[start_row - 1].strip():
+        # (A blank line above ends the comments at once.)
+        start_row = _comments_start(
+            lines, start_row, spec, line[: len(line) - len(line.lstrip())], prefixes
+        )
     indent = line[: len(line) - len(line.lstrip(" \t"))]
+    end = node.end_point
+    end_row, end_column = end
+    # Where the node's last line (or the one before, for a node ending with a
+    # line break) holds no comment mark, its last token is not a comment.
+    last = lines[end_row] if end_row < count else "#"
+    if end_column and not ("/" in last or "#" in last or "=end" in last):
+        end_line = end_row + 1
+    else:
+        end_line = _end_line(node, end, first_row, lines)
     return (
-        start_byte,
-        -node.end_byte,
+        start,
+        -(end_row << 32 | end_column),
         number,
         kind,
         parts,
         start_row,
         body_start,
-        _end_line(node, first_row, lines),
+        end_line,
         indent,
     )
 
@@ -183,21 +232,13 @@ def _owner_parts(owners: list[ts.Node], lines: Sequence[str]) -> tuple[str, ...]
     )
 
 
-def _wrapper(node: ts.Node, wrappers: frozenset[str]) -> ts.Node:
-    """The outermost of the wrappers around `node` that belong to it
-    (`decorated_definition`, `export_statement`), or `node`."""
-    parent = node.parent
-    while parent is not None and parent.type in wrappers:
-        node, parent = parent, parent.parent
-    return node
-
-
 def _name_text(name: ts.Node, start: ts.Point, lines: Sequence[str]) -> str:
-    """The text of a name starting at `start`: read from its line when that is
-    ASCII and holds it whole (columns count UTF-8 bytes), else from the tree."""
+    """The text of a name starting at `start`: read from its line when it is
+    written on one line that is ASCII and holds it whole (columns count UTF-8
+    bytes), else from the tree."""
     row, column = start
-    end = column + name.end_byte - name.start_byte
-    if row < len(lines):
+    end_row, end = name.end_point
+    if end_row == row and row < len(lines):
         line = lines[row]
         if end <= len(line) and line.isascii():
             return line[column:end]
@@ -240,22 +281,19 @@ def _first_token_row(node: ts.Node, spec: LanguageSpec, depth: int) -> int | Non
     return None
 
 
-def _attached_siblings(
-    node: ts.Node, start: ts.Point, lines: Sequence[str], spec: LanguageSpec, clean: bool
-) -> tuple[int, int]:
+def _attached_siblings(node: ts.Node, start: ts.Point, spec: LanguageSpec) -> tuple[int, int]:
     """Extends the start (`node` starts at `start`) over decorators/attributes
     that precede the node as siblings (Rust `#[...]`, decorators in a TypeScript
-    class body)."""
-    start_row, start_byte = start.row, node.start_byte
-    if _nothing_attached(lines, start, clean):  # (called only where the language has them)
-        return start_row, start_byte
+    class body): its row and position (see `_position`)."""
+    start_row = start[0]
     sibling = node.prev_named_sibling
     while sibling is not None and sibling.type in spec.attribute_nodes:
         if sibling.end_point.row < start_row - 1:
             break
-        start_row, start_byte = sibling.start_point.row, sibling.start_byte
+        start = sibling.start_point
+        start_row = start[0]
         sibling = sibling.prev_named_sibling
-    return start_row, start_byte
+    return start_row, start_row << 32 | start[1]
 
 
 def _nothing_attached(lines: Sequence[str], start: ts.Point, clean: bool) -> bool:
@@ -265,7 +303,10 @@ def _nothing_attached(lines: Sequence[str], start: ts.Point, clean: bool) -> boo
     tree without a syntax error (`clean`), also when the line above ends with a
     character no attribute ends with (they end with `]`, `)` or a name): its
     last token is then a comment, or ends a node that is not an attribute, and
-    either stands between the definition and any attribute above."""
+    either stands between the definition and any attribute above; or it is the
+    `{` opening the body the definition is in, whose members start after it
+    (no grammar here writes an attribute and a member as siblings with a `{`
+    between them)."""
     row, column = start
     if row >= len(lines):
         return False
@@ -286,12 +327,16 @@ def comments_above(lines: Sequence[str], row: int, spec: LanguageSpec, body_row:
     blank line between) written at the definition's own indentation."""
     definition_line = lines[body_row] if body_row < len(lines) else ""
     indent = definition_line[: len(definition_line) - len(definition_line.lstrip())]
-    return _comments_start(lines, row, spec, indent)
+    return _comments_start(
+        lines, row, spec, indent, spec.comment_prefixes + spec.attribute_prefixes
+    )
 
 
-def _comments_start(lines: Sequence[str], row: int, spec: LanguageSpec, indent: str) -> int:
-    """`comments_above` for a definition written at `indent`."""
-    prefixes = spec.comment_prefixes + spec.attribute_prefixes
+def _comments_start(
+    lines: Sequence[str], row: int, spec: LanguageSpec, indent: str, prefixes: tuple[str, ...]
+) -> int:
+    """`comments_above` for a definition written at `indent` in a language whose
+    comment and attribute lines start with one of `prefixes`."""
     start = row
     while start > 0:
         above = lines[start - 1]
@@ -339,11 +384,10 @@ def _has_comment_mark(line: str) -> bool:
     return ("/" in line or "#" in line or "=end" in line) and bool(_COMMENT_MARK.search(line))
 
 
-def _end_line(node: ts.Node, start_row: int, lines: Sequence[str]) -> int:
-    """The exclusive end line of `node` (starting on `start_row`), leaving out
-    comments that trail the definition (tree-sitter puts a comment before a
-    dedent inside the block above it)."""
-    end = node.end_point
+def _end_line(node: ts.Node, end: ts.Point, start_row: int, lines: Sequence[str]) -> int:
+    """The exclusive end line of `node` (starting on `start_row`, ending at
+    `end`), leaving out comments that trail the definition (tree-sitter puts a
+    comment before a dedent inside the block above it)."""
     row = end.row
     # A trailing comment ends where the node does: where the node's last line
     # (or the one before, for a node ending with a line break) holds no comment

@@ -228,4 +228,14 @@ def symbol_query(language: str) -> ts.Query:
     from importlib import resources  # costs start-up time; only a query needs it
 
     source = resources.files("lsp_edit").joinpath(f"grammars/{spec.query}.scm").read_text("utf-8")
-    return ts.Query(grammar(language), source)
+    # Each wrapper (`wrapper_nodes`) the grammar has, with each node it wraps,
+    # last (the numbers of the file's patterns stay theirs): the index reads them
+    # here rather than asking every definition for its parent, which tree-sitter
+    # finds by walking down from the root.
+    found = grammar(language)
+    wrappers = "".join(
+        f"\n({node} (_) @wrapped) @wrapper"
+        for node in sorted(spec.wrapper_nodes)
+        if found.id_for_node_kind(node, True)
+    )
+    return ts.Query(found, source + wrappers)
