@@ -17,7 +17,6 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from types import SimpleNamespace
 
 from lsp_edit import VERSION
@@ -33,7 +32,7 @@ from lsp_edit.changes import (
     file_fate,
     summary,
 )
-from lsp_edit.workspace import FileWrite, Workspace, WriteFailure, decode
+from lsp_edit.workspace import FileWrite, Workspace, WriteFailure, decode, is_folder
 
 # What only some runs need (argparse, json, difflib, the symbol index, the server) is
 # imported where it is used: agents start `lsp-edit apply` once per reply.
@@ -279,11 +278,10 @@ def run_apply(args: argparse.Namespace | SimpleNamespace) -> int:
 
 
 def _apply(args: argparse.Namespace | SimpleNamespace) -> int:
-    root = Path(args.root)
-    if not root.is_dir():
+    if not is_folder(args.root):
         raise UsageError(f"--root {args.root}: not a folder")
     reply = _read_reply(args.response)
-    workspace = Workspace(root, files_stay=True)
+    workspace = Workspace(args.root, files_stay=True)
     planner = Planner(
         workspace,
         Session(args.mode),
@@ -359,7 +357,11 @@ def _not_written(failure: WriteFailure) -> str:
 def _read_reply(source: str) -> str:
     """The reply, UTF-8 with its byte order mark left out (as the `utf-8-sig` codec
     reads it, without looking that codec up at every start)."""
-    data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    if source == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(source, "rb") as stream:
+            data = stream.read()
     try:
         return data.removeprefix(_UTF8_BOM).decode("utf-8")
     except UnicodeDecodeError as error:
@@ -461,6 +463,7 @@ def _change_json(
 
 def run_symbols(args: argparse.Namespace) -> int:
     import json
+    from pathlib import Path
 
     from lsp_edit.resolve.model import Refused
     from lsp_edit.symbols import index_symbols, language_for
