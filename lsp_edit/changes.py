@@ -31,7 +31,7 @@ from lsp_edit.blocks.model import (
     ShellSuggestion,
 )
 from lsp_edit.blocks.paths import PathLine, looks_like_path
-from lsp_edit.resolve.anchored import resolve_anchored
+from lsp_edit.resolve.anchored import resolve_anchored, sought_lines
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import Draft, LineEdit, Text
 from lsp_edit.values import field, record, replace, value
@@ -310,10 +310,13 @@ class Planner:
         # Drafts settled, kept for the file's next blocks while its text is theirs
         # (a streamed reply is placed a few blocks at a time).
         self._kept: dict[str, Draft] = {}
+        # The lines the anchored edits being placed look for (`Draft.sought`)
+        self._sought: set[str] = set()
 
     def add(self, items: Sequence[ReplyItem]) -> list[Change]:
         """Places the items, returns the changes they made (suggestions are collected)."""
         made: list[Change] = []
+        self._sought = sought_lines([item for item in items if isinstance(item, AnchoredEdit)])
         for item in items:
             if isinstance(item, ParseProblem):  # first: a reply may hold half a million
                 if self._list_failures is not None and self._unapplied >= self._list_failures:
@@ -371,6 +374,7 @@ class Planner:
                 if kept is None or not kept.holds(outcome.after):
                     kept = Draft(outcome.after)
                 draft = self._drafts[relative] = kept
+            draft.sought = self._sought
             return draft
         self._settle(relative)
         return outcome.after
