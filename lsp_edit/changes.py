@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from enum import StrEnum
 
 from lsp_edit.blocks.model import (
     AnchoredEdit,
@@ -42,7 +41,7 @@ from lsp_edit.workspace import FileRef
 # starts once per reply, and most replies need none of them.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import ClassVar, Protocol
 
     from lsp_edit.symbols import SymbolIndex
     from lsp_edit.symbols.model import Symbol
@@ -52,15 +51,32 @@ FENCE = "```"
 MODE_ERROR = "edit_mode must be one of: auto, ast_path, line_numbers, complete_file"
 
 
-class Status(StrEnum):
-    PENDING = "pending"
-    APPLIED = "applied"
-    REJECTED = "rejected"
-    FAILED = "failed"
-    SKIPPED = "skipped"
+class Status(str):
+    """What became of a change: one of the strings below, each a single object (`is`
+    tells them apart, as `==` does), with an enum member's `value` and `repr`. Not an
+    `enum.StrEnum`: making that class cost 1% of starting `lsp-edit apply`."""
+
+    __slots__ = ()
+
+    PENDING: ClassVar[Status]
+    APPLIED: ClassVar[Status]
+    REJECTED: ClassVar[Status]
+    FAILED: ClassVar[Status]
+    SKIPPED: ClassVar[Status]
     # Pending in an editor, but the user edited its lines and it can no longer be
     # placed safely; never applied.
-    STALE = "stale"
+    STALE: ClassVar[Status]
+
+    @property
+    def value(self) -> str:
+        return str(self)
+
+    def __repr__(self) -> str:
+        return f"<Status.{self.upper()}: {str(self)!r}>"
+
+
+for _status in ("pending", "applied", "rejected", "failed", "skipped", "stale"):
+    setattr(Status, _status.upper(), Status(_status))
 
 
 @record(slots=True)

@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from errno import EBADF, ELOOP, ENOENT, ENOTDIR
 
 from lsp_edit.blocks.paths import LONGEST_PATH
-from lsp_edit.listing import FileListing
 from lsp_edit.resolve.model import Refused
 from lsp_edit.text import Text
 from lsp_edit.values import value
@@ -26,6 +25,8 @@ from lsp_edit.values import value
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from lsp_edit.listing import FileListing
 
 _BINARY_SNIFF_BYTES = 8192
 
@@ -80,11 +81,21 @@ class Workspace:
         workspace while it is used (one `lsp-edit apply`), so a file found once is not
         looked for again until the workspace deletes one."""
         self.folder = os.path.realpath(root)
-        self.listing = FileListing(self.folder)
+        self._listing: FileListing | None = None
         # Paths as written that named an existing file: a reply names the same file
         # block after block, and resolving a path costs a realpath (a stat per folder).
         self._existing: dict[str, FileRef] = {}
         self._files_stay = files_stay
+
+    @property
+    def listing(self) -> FileListing:
+        """The workspace's files by name, made when first asked for (a path that
+        names no file): most replies name files that exist."""
+        if self._listing is None:
+            from lsp_edit.listing import FileListing
+
+            self._listing = FileListing(self.folder)
+        return self._listing
 
     @property
     def root(self) -> Path:
@@ -194,12 +205,12 @@ class Workspace:
         except BaseException:
             _remove(temporary)
             raise
-        self.listing.added(ref.relative)
+        self._listed(ref.relative, added=True)
 
     def delete(self, ref: FileRef) -> None:
         os.unlink(ref.path)
         self._existing.clear()
-        self.listing.removed(ref.relative)
+        self._listed(ref.relative, added=False)
 
     def write_all(self, writes: Sequence[FileWrite]) -> WriteFailure | None:
         """Writes every file of a reply, or none: each new text goes to a temporary
@@ -235,11 +246,18 @@ class Workspace:
             )
             return WriteFailure(failed, error.strerror or type(error).__name__, states)
         for write in writes:
-            if write.after is None:
-                self.listing.removed(write.ref.relative)
-            else:
-                self.listing.added(write.ref.relative)
+            self._listed(write.ref.relative, added=write.after is not None)
         return None
+
+    def _listed(self, relative: str, *, added: bool) -> None:
+        """The listing told of a file written or removed (a listing not made yet
+        lists the files as they are when it is)."""
+        if self._listing is None:
+            return
+        if added:
+            self._listing.added(relative)
+        else:
+            self._listing.removed(relative)
 
     def _stage(self, ref: FileRef, text: Text, created: list[str]) -> str:
         """Writes `text` to a new temporary file next to `ref` (with the mode the

@@ -14,7 +14,6 @@ against the text the block was given.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Sequence
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
@@ -815,6 +814,11 @@ class _Composer:
     """
 
     def __init__(self, original: Sequence[str]) -> None:
+        # (imported here: `bisect` loads a library of its own, and most blocks are
+        # placed without a composer)
+        from bisect import bisect_left, bisect_right
+
+        self._bisect_left, self._bisect_right = bisect_left, bisect_right
         self.original = original
         self.dirty: list[_Dirty] = []
         # per stretch: its first and end current line, its first original line, and
@@ -883,7 +887,7 @@ class _Composer:
     def _stretch_at(self, current: int) -> tuple[_Dirty | None, int]:
         """The changed stretch holding current line `current`, or None and how many
         lines the stretches above it add."""
-        at = bisect_right(self._starts, current) - 1
+        at = self._bisect_right(self._starts, current) - 1
         if at >= 0 and current < self._ends[at]:
             return self.dirty[at], 0
         return None, self._added[at + 1]
@@ -900,7 +904,7 @@ class _Composer:
         return region.origins[current - region.cur_start]
 
     def to_current(self, original: int) -> int:
-        at = bisect_right(self._original_starts, original) - 1
+        at = self._bisect_right(self._original_starts, original) - 1
         if at >= 0 and original < self.dirty[at].orig_end:
             return self.dirty[at].cur_start
         return original + self._added[at + 1]
@@ -920,8 +924,8 @@ class _Composer:
             return
         delta = len(lines) - (end - start)
         # the stretches this one overlaps or touches become one with it
-        low = bisect_left(self._ends, start)
-        high = max(bisect_right(self._starts, end), low)
+        low = self._bisect_left(self._ends, start)
+        high = max(self._bisect_right(self._starts, end), low)
         first, last = start, end
         before = self._added[low]
         orig_start = first - before
