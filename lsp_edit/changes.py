@@ -237,6 +237,14 @@ _KIND_NAMES = {
 }
 
 
+_FORMAT_NAMES = {
+    "search_replace": "SEARCH/REPLACE",
+    "common_prefix": "edit block",
+    "v4a": "patch",
+    "unified_diff": "diff",
+}
+
+
 def describe(block: ReplyItem) -> str:
     """The change as the summary names it (the mode separation plan's wording)."""
     if isinstance(block, ParseProblem):
@@ -255,12 +263,7 @@ def describe(block: ReplyItem) -> str:
             return f"Change at lines {target.start}-{target.end - 1}"
         return f"Change to `{block.path or 'the target file'}` (complete file)"
     if isinstance(block, AnchoredEdit):
-        kind = {
-            "search_replace": "SEARCH/REPLACE",
-            "common_prefix": "edit block",
-            "v4a": "patch",
-            "unified_diff": "diff",
-        }[block.format]
+        kind = _FORMAT_NAMES[block.format]
         where = block.path or "the target file"
         return f"Change to `{where}` ({kind}, reply line {block.span.start_line})"
     if isinstance(block, CreateFile):

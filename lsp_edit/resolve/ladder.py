@@ -430,7 +430,7 @@ class _DraftIndex(LineIndex):
         """`_positions_at`, holding `values` (when only the lines sought are indexed,
         those not yet in it are found, with what else is sought now, in one pass)."""
         at = self._positions_at()
-        if self._counts is not None or all(value in at for value in values):
+        if self._counts is not None or all(map(at.__contains__, values)):
             return at
         if self._passes >= _PASSES_BEFORE_COUNTING:
             self._at = None
