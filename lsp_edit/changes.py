@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from enum import StrEnum
 
 from lsp_edit.blocks.model import (
     AnchoredEdit,
@@ -31,7 +30,7 @@ from lsp_edit.blocks.model import (
     ShellSuggestion,
 )
 from lsp_edit.blocks.paths import PathLine, looks_like_path
-from lsp_edit.resolve.anchored import resolve_anchored
+from lsp_edit.resolve.anchored import resolve_anchored, sought_lines
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.text import Draft, LineEdit, Text
 from lsp_edit.values import field, record, replace, value
@@ -42,7 +41,7 @@ from lsp_edit.workspace import FileRef
 # starts once per reply, and most replies need none of them.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import ClassVar, Protocol
 
     from lsp_edit.symbols import SymbolIndex
     from lsp_edit.symbols.model import Symbol
@@ -52,15 +51,32 @@ FENCE = "```"
 MODE_ERROR = "edit_mode must be one of: auto, ast_path, line_numbers, complete_file"
 
 
-class Status(StrEnum):
-    PENDING = "pending"
-    APPLIED = "applied"
-    REJECTED = "rejected"
-    FAILED = "failed"
-    SKIPPED = "skipped"
+class Status(str):
+    """What became of a change: one of the strings below, each a single object (`is`
+    tells them apart, as `==` does), with an enum member's `value` and `repr`. Not an
+    `enum.StrEnum`: making that class cost 1% of starting `lsp-edit apply`."""
+
+    __slots__ = ()
+
+    PENDING: ClassVar[Status]
+    APPLIED: ClassVar[Status]
+    REJECTED: ClassVar[Status]
+    FAILED: ClassVar[Status]
+    SKIPPED: ClassVar[Status]
     # Pending in an editor, but the user edited its lines and it can no longer be
     # placed safely; never applied.
-    STALE = "stale"
+    STALE: ClassVar[Status]
+
+    @property
+    def value(self) -> str:
+        return str(self)
+
+    def __repr__(self) -> str:
+        return f"<Status.{self.upper()}: {str(self)!r}>"
+
+
+for _status in ("pending", "applied", "rejected", "failed", "skipped", "stale"):
+    setattr(Status, _status.upper(), Status(_status))
 
 
 @record(slots=True)
@@ -221,6 +237,14 @@ _KIND_NAMES = {
 }
 
 
+_FORMAT_NAMES = {
+    "search_replace": "SEARCH/REPLACE",
+    "common_prefix": "edit block",
+    "v4a": "patch",
+    "unified_diff": "diff",
+}
+
+
 def describe(block: ReplyItem) -> str:
     """The change as the summary names it (the mode separation plan's wording)."""
     if isinstance(block, ParseProblem):
@@ -239,12 +263,7 @@ def describe(block: ReplyItem) -> str:
             return f"Change at lines {target.start}-{target.end - 1}"
         return f"Change to `{block.path or 'the target file'}` (complete file)"
     if isinstance(block, AnchoredEdit):
-        kind = {
-            "search_replace": "SEARCH/REPLACE",
-            "common_prefix": "edit block",
-            "v4a": "patch",
-            "unified_diff": "diff",
-        }[block.format]
+        kind = _FORMAT_NAMES[block.format]
         where = block.path or "the target file"
         return f"Change to `{where}` ({kind}, reply line {block.span.start_line})"
     if isinstance(block, CreateFile):
@@ -310,10 +329,13 @@ class Planner:
         # Drafts settled, kept for the file's next blocks while its text is theirs
         # (a streamed reply is placed a few blocks at a time).
         self._kept: dict[str, Draft] = {}
+        # The lines the anchored edits being placed look for (`Draft.sought`)
+        self._sought: set[str] = set()
 
     def add(self, items: Sequence[ReplyItem]) -> list[Change]:
         """Places the items, returns the changes they made (suggestions are collected)."""
         made: list[Change] = []
+        self._sought = sought_lines([item for item in items if isinstance(item, AnchoredEdit)])
         for item in items:
             if isinstance(item, ParseProblem):  # first: a reply may hold half a million
                 if self._list_failures is not None and self._unapplied >= self._list_failures:
@@ -371,6 +393,7 @@ class Planner:
                 if kept is None or not kept.holds(outcome.after):
                     kept = Draft(outcome.after)
                 draft = self._drafts[relative] = kept
+            draft.sought = self._sought
             return draft
         self._settle(relative)
         return outcome.after

@@ -17,30 +17,21 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from types import SimpleNamespace
 
 from lsp_edit import VERSION
-from lsp_edit.blocks import ReplyStream
-from lsp_edit.changes import (
-    EDIT_MODES,
-    LISTED,
-    Change,
-    FileOutcome,
-    Plan,
-    Planner,
-    Session,
-    file_fate,
-    summary,
-)
-from lsp_edit.workspace import FileWrite, Workspace, WriteFailure, decode
 
-# What only some runs need (argparse, json, difflib, the symbol index, the server) is
-# imported where it is used: agents start `lsp-edit apply` once per reply.
+# The engine is imported where it is used, and what only some runs need (argparse,
+# json, difflib, the symbol index, the server) only by them: agents start
+# `lsp-edit apply` once per reply, and `run` imports the engine with garbage
+# collection off.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
     import argparse
     from typing import Any, NoReturn
+
+    from lsp_edit.changes import Change, FileOutcome, Plan, Planner
+    from lsp_edit.workspace import WriteFailure
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE = 0, 1, 2
 _PIECE = 1 << 20  # characters of the reply read at a time
@@ -79,6 +70,8 @@ def _help_width() -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     import argparse
+
+    from lsp_edit.changes import EDIT_MODES
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
@@ -192,6 +185,8 @@ def plain_apply(argv: Sequence[str]) -> SimpleNamespace | None:
     which argparse reads."""
     if not argv or argv[0] != "apply":
         return None
+    from lsp_edit.changes import EDIT_MODES
+
     args = dict(_APPLY_DEFAULTS)
     words = iter(argv[1:])
     for word in words:
@@ -241,7 +236,13 @@ def run() -> NoReturn:
     collection: Python's exit collects every object it tracks only to free them all,
     about a sixth of a one-block `lsp-edit apply`. Once its output is out, the process
     ends at once when nothing is left to finish: Python's exit would then only free
-    every module and object one by one (3% of a one-block `lsp-edit apply`)."""
+    every module and object one by one (3% of a one-block `lsp-edit apply`).
+
+    Garbage collection is off from the start: importing the engine makes thousands of
+    objects and no garbage, and the collector would go over them again and again (5%
+    of a one-block `lsp-edit apply`); what a run makes is collected at its end, if
+    ever, by the process ending."""
+    gc.disable()
     code = main()
     gc.freeze()
     if _nothing_left_to_finish():
@@ -279,11 +280,13 @@ def run_apply(args: argparse.Namespace | SimpleNamespace) -> int:
 
 
 def _apply(args: argparse.Namespace | SimpleNamespace) -> int:
-    root = Path(args.root)
-    if not root.is_dir():
+    from lsp_edit.changes import LISTED, Planner, Session, summary
+    from lsp_edit.workspace import FileWrite, Workspace, is_folder
+
+    if not is_folder(args.root):
         raise UsageError(f"--root {args.root}: not a folder")
     reply = _read_reply(args.response)
-    workspace = Workspace(root, files_stay=True)
+    workspace = Workspace(args.root, files_stay=True)
     planner = Planner(
         workspace,
         Session(args.mode),
@@ -333,6 +336,9 @@ def _read_and_place(reply: str, planner: Planner) -> None:
     cycles, while the collector would go over every change made so far again and
     again (a third of the time of a reply of a million blocks). What they made is
     kept to the end, so it is then left out of collection too."""
+    from lsp_edit.blocks import ReplyStream
+    from lsp_edit.changes import LISTED
+
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -359,7 +365,11 @@ def _not_written(failure: WriteFailure) -> str:
 def _read_reply(source: str) -> str:
     """The reply, UTF-8 with its byte order mark left out (as the `utf-8-sig` codec
     reads it, without looking that codec up at every start)."""
-    data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    if source == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(source, "rb") as stream:
+            data = stream.read()
     try:
         return data.removeprefix(_UTF8_BOM).decode("utf-8")
     except UnicodeDecodeError as error:
@@ -390,6 +400,7 @@ def _unified_diff(outcome: FileOutcome) -> str:
 def _plan_json(plan: Plan, *, diff: bool, failure: WriteFailure | None) -> list[dict[str, Any]]:
     """One object per change, each with what became of its file (`file_status`, and
     its unified diff with `--diff`), then one per suggested shell command."""
+    from lsp_edit.changes import file_fate
 
     @functools.cache
     def file_told(name: str) -> tuple[str, str]:
@@ -461,9 +472,11 @@ def _change_json(
 
 def run_symbols(args: argparse.Namespace) -> int:
     import json
+    from pathlib import Path
 
     from lsp_edit.resolve.model import Refused
     from lsp_edit.symbols import index_symbols, language_for
+    from lsp_edit.workspace import decode
 
     path = Path(args.file)
     language = language_for(path.name)

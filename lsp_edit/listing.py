@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
-if TYPE_CHECKING:  # imported where first needed: it costs start-up time
+if TYPE_CHECKING:  # imported where first needed: they cost start-up time
+    from pathlib import Path
+
     import pathspec
 
 
@@ -28,10 +29,18 @@ _GIT_TIMEOUT = 30
 class FileListing:
     """One workspace root's files, by name."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self._root = root
         self._by_name: dict[str, set[str]] | None = None
         self._git: bool | None = None
+
+    @property
+    def root(self) -> Path:
+        """The root as a `Path`: made when the files are first looked up, so that
+        `lsp-edit apply` imports `pathlib` only for a path naming no file."""
+        from pathlib import Path
+
+        return Path(self._root)
 
     def matches(self, tail: str) -> list[str]:
         """The files whose path is `tail` or ends with `/tail`, sorted (only those
@@ -87,6 +96,8 @@ class FileListing:
         """Every file under the root that the `.gitignore` files along the way do
         not ignore (the deepest file with a rule for a path decides)."""
         specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+        from pathlib import Path
+
         for folder, dirs, files in os.walk(self.root):
             relative = Path(folder).relative_to(self.root).as_posix()
             base = "" if relative == "." else relative + "/"

@@ -13,7 +13,7 @@ final newline or its lack of one.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import cached_property
 
 from lsp_edit.patterns import LazyPattern
@@ -362,6 +362,9 @@ class Draft:
         self._text: Text | None = text
         # the resolver's index of these lines, which follows `log` (resolve/ladder.py)
         self.line_index: object = None
+        # the lines the blocks still to land here will look for, when known: the
+        # index finds those alone rather than index every line
+        self.sought: Collection[str] = ()
 
     @property
     def final_newline(self) -> bool:

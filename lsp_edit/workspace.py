@@ -8,18 +8,25 @@ ever read or written outside it.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 import stat
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from errno import EBADF, ELOOP, ENOENT, ENOTDIR
 
 from lsp_edit.blocks.paths import LONGEST_PATH
-from lsp_edit.listing import FileListing
 from lsp_edit.resolve.model import Refused
 from lsp_edit.text import Text
 from lsp_edit.values import value
+
+# Paths are strings here, read with `os.path`: `pathlib` imports `urllib.parse`,
+# `ipaddress`, `fnmatch` and more, a sixth of starting `lsp-edit apply`. What the
+# language server is given is a `Path` all the same (`Workspace.root`, `FileRef.absolute`).
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lsp_edit.listing import FileListing
 
 _BINARY_SNIFF_BYTES = 8192
 
@@ -48,26 +55,54 @@ class WriteFailure:
 @value
 class FileRef:
     """A file inside the workspace: its path relative to the root (with `/`), its
-    real absolute path, and a note when the written path was not taken literally."""
+    real absolute path (a `Path` or a string: kept as a string), and a note when the
+    written path was not taken literally."""
 
     relative: str
-    absolute: Path
+    path: str | os.PathLike[str]  # a string once made
     note: str | None = None
+
+    def __post_init__(self) -> None:
+        self.__dict__["path"] = os.fspath(self.path)
+
+    @property
+    def absolute(self) -> Path:
+        """The real absolute path, as a `Path`."""
+        from pathlib import Path
+
+        return Path(self.path)
 
 
 class Workspace:
     """A workspace root and the rules for reaching files under it."""
 
-    def __init__(self, root: Path, *, files_stay: bool = False) -> None:
+    def __init__(self, root: str | os.PathLike[str], *, files_stay: bool = False) -> None:
         """`files_stay`: files under the root are made or removed only through this
         workspace while it is used (one `lsp-edit apply`), so a file found once is not
         looked for again until the workspace deletes one."""
-        self.root = Path(os.path.realpath(root))
-        self.listing = FileListing(self.root)
+        self.folder = os.path.realpath(root)
+        self._listing: FileListing | None = None
         # Paths as written that named an existing file: a reply names the same file
         # block after block, and resolving a path costs a realpath (a stat per folder).
         self._existing: dict[str, FileRef] = {}
         self._files_stay = files_stay
+
+    @property
+    def listing(self) -> FileListing:
+        """The workspace's files by name, made when first asked for (a path that
+        names no file): most replies name files that exist."""
+        if self._listing is None:
+            from lsp_edit.listing import FileListing
+
+            self._listing = FileListing(self.folder)
+        return self._listing
+
+    @property
+    def root(self) -> Path:
+        """The root, its symlinks resolved, as a `Path`."""
+        from pathlib import Path
+
+        return Path(self.folder)
 
     def locate(self, written: str, *, allow_tail_match: bool = True) -> FileRef | Refused:
         """Turns a path written in a reply into a file inside the workspace.
@@ -78,7 +113,7 @@ class Workspace:
         block may create it.
         """
         known = self._existing.get(written)
-        if known is not None and (self._files_stay or os.path.isfile(known.absolute)):
+        if known is not None and (self._files_stay or os.path.isfile(known.path)):
             return known
         cleaned = written.strip().replace("\\", "/")
         if not cleaned:
@@ -92,24 +127,22 @@ class Workspace:
                 f"`{_shortened(cleaned)}` is not a file name: it is {len(cleaned):,} characters "
                 f"long, and no path here is longer than {LONGEST_PATH:,}.",
             )
-        candidate = Path(cleaned)
-        if not candidate.is_absolute():
-            candidate = self.root / candidate
         try:
-            real = Path(os.path.realpath(candidate))
-            if not _is_within(real, self.root):
+            real = os.path.realpath(os.path.join(self.folder, cleaned))
+            if not _is_within(real, self.folder):
                 return Refused(
                     "outside_workspace",
                     f"Path `{written}` is outside the workspace; only files under the "
                     "workspace root can be edited.",
                 )
-            if real == self.root or real.is_dir():
+            mode = _mode_if_any(real)
+            if real == self.folder or (mode is not None and stat.S_ISDIR(mode)):
                 return Refused("file_not_found", f"`{written}` is a folder, not a file.")
-            relative = real.relative_to(self.root).as_posix()
-            if real.is_file():
+            relative = _relative(real, self.folder)
+            if mode is not None and stat.S_ISREG(mode):
                 self._existing[written] = FileRef(relative, real)
                 return self._existing[written]
-            exists = real.exists()
+            exists = mode is not None
         except OSError as error:  # a name too long for the file system, a loop of links
             return Refused(
                 "file_not_found",
@@ -117,12 +150,14 @@ class Workspace:
             )
         if exists or not allow_tail_match:
             return FileRef(relative, real)
+        from pathlib import Path  # only for a path that names no file
+
         matches = self._tail_matches(Path(cleaned).as_posix().lstrip("/"))
         if len(matches) == 1:
             found = matches[0]
             return FileRef(
                 found,
-                Path(os.path.realpath(self.root / found)),
+                os.path.realpath(os.path.join(self.folder, found)),
                 note=f"`{written}` does not exist; resolved to `{found}`, the only file ending "
                 "with that path.",
             )
@@ -150,7 +185,8 @@ class Workspace:
     def read(self, ref: FileRef) -> Text | Refused | None:
         """The file's text, None when it does not exist, or why it cannot be edited."""
         try:
-            data = ref.absolute.read_bytes()
+            with open(ref.path, "rb") as stream:
+                data = stream.read()
         except FileNotFoundError:
             return None
         except IsADirectoryError:
@@ -165,25 +201,24 @@ class Workspace:
         existing file; a new file gets the usual mode for the user's umask."""
         temporary = self._stage(ref, text, [])
         try:
-            os.replace(temporary, ref.absolute)
+            os.replace(temporary, ref.path)
         except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
+            _remove(temporary)
             raise
-        self.listing.added(ref.relative)
+        self._listed(ref.relative, added=True)
 
     def delete(self, ref: FileRef) -> None:
-        ref.absolute.unlink()
+        os.unlink(ref.path)
         self._existing.clear()
-        self.listing.removed(ref.relative)
+        self._listed(ref.relative, added=False)
 
     def write_all(self, writes: Sequence[FileWrite]) -> WriteFailure | None:
         """Writes every file of a reply, or none: each new text goes to a temporary
         file next to its target first, then all are renamed into place, then the
         deletions are made. When a step fails, what was already renamed or deleted
         is put back, and the failure says what each file holds now."""
-        modes = {w.ref.relative: _mode_of(w.ref.absolute) for w in writes}
-        created: list[Path] = []
+        modes = {w.ref.relative: _mode_of(w.ref.path) for w in writes}
+        created: list[str] = []
         staged: list[tuple[FileWrite, str]] = []
         done: list[FileWrite] = []
         current: FileWrite | None = None
@@ -192,42 +227,48 @@ class Workspace:
                 assert current.after is not None
                 staged.append((current, self._stage(current.ref, current.after, created)))
             for current, temporary in staged:
-                os.replace(temporary, current.ref.absolute)
+                os.replace(temporary, current.ref.path)
                 done.append(current)
             for current in (w for w in writes if w.after is None):
-                current.ref.absolute.unlink()
+                os.unlink(current.ref.path)
                 self._existing.clear()
                 done.append(current)
         except OSError as error:
             for write, temporary in staged:
                 if write not in done:
-                    with contextlib.suppress(OSError):
-                        os.unlink(temporary)
+                    _remove(temporary, OSError)
             restored = self._put_back(done, modes)
             for folder in reversed(created):
-                with contextlib.suppress(OSError):
-                    folder.rmdir()
+                _remove(folder, OSError, os.rmdir)
             failed = current.ref.relative if current is not None else ""
             states = tuple(
                 (w.ref.relative, restored.get(w.ref.relative, "unchanged")) for w in writes
             )
             return WriteFailure(failed, error.strerror or type(error).__name__, states)
         for write in writes:
-            if write.after is None:
-                self.listing.removed(write.ref.relative)
-            else:
-                self.listing.added(write.ref.relative)
+            self._listed(write.ref.relative, added=write.after is not None)
         return None
 
-    def _stage(self, ref: FileRef, text: Text, created: list[Path]) -> str:
+    def _listed(self, relative: str, *, added: bool) -> None:
+        """The listing told of a file written or removed (a listing not made yet
+        lists the files as they are when it is)."""
+        if self._listing is None:
+            return
+        if added:
+            self._listing.added(relative)
+        else:
+            self._listing.removed(relative)
+
+    def _stage(self, ref: FileRef, text: Text, created: list[str]) -> str:
         """Writes `text` to a new temporary file next to `ref` (with the mode the
         file will have) and returns its path; folders it had to make are added to
         `created`, outermost first."""
-        target = ref.absolute
-        if not _is_within(Path(os.path.realpath(target.parent)), self.root):
+        target = ref.path
+        folder = os.path.dirname(target)
+        if not _is_within(os.path.realpath(folder), self.folder):
             raise PermissionError(f"refusing to write outside the workspace: {ref.relative}")
-        if not target.parent.is_dir():  # (most files are written where they were)
-            created.extend(_folders_made(target.parent))
+        if not is_folder(folder):  # (most files are written where they were)
+            created.extend(_folders_made(folder))
         mode = _mode_of(target)
         handle, temporary = _new_temporary(target)
         try:
@@ -237,8 +278,7 @@ class Workspace:
                 os.fsync(stream.fileno())
             os.chmod(temporary, mode if mode is not None else _default_mode())
         except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
+            _remove(temporary)
             raise
         return temporary
 
@@ -249,13 +289,13 @@ class Workspace:
             name = write.ref.relative
             try:
                 if write.before is None:
-                    write.ref.absolute.unlink()
+                    os.unlink(write.ref.path)
                 else:
                     temporary = self._stage(write.ref, write.before, [])
-                    os.replace(temporary, write.ref.absolute)
+                    os.replace(temporary, write.ref.path)
                     mode = modes.get(name)
                     if mode is not None:
-                        os.chmod(write.ref.absolute, mode)
+                        os.chmod(write.ref.path, mode)
                 states[name] = "restored"
             except OSError as error:
                 states[name] = f"left changed (restoring it failed: {error.strerror or error})"
@@ -281,11 +321,14 @@ def decode(data: bytes, name: str) -> Text | Refused:
     return Text.from_string(content)
 
 
-def _folders_made(folder: Path) -> list[Path]:
+def _folders_made(folder: str) -> list[str]:
     """Makes `folder` and the folders above it that are missing; returns those it
     made, outermost first."""
-    missing = [above for above in (folder, *folder.parents) if not above.exists()]
-    folder.mkdir(parents=True, exist_ok=True)
+    from pathlib import Path  # only when a folder is missing
+
+    made = Path(folder)
+    missing = [str(above) for above in (made, *made.parents) if not above.exists()]
+    made.mkdir(parents=True, exist_ok=True)
     return missing[::-1]
 
 
@@ -294,22 +337,66 @@ def _shortened(path: str) -> str:
     return path if len(path) <= 80 else f"{path[:38]}…{path[-38:]}"
 
 
-def _is_within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+def _is_within(path: str, root: str) -> bool:
+    """Whether `path` is `root` or under it (both real absolute paths)."""
+    return path == root or path.startswith(root if root.endswith(os.sep) else root + os.sep)
 
 
-def _mode_of(path: Path) -> int | None:
+def _relative(path: str, root: str) -> str:
+    """`path` under `root` (both real absolute paths), relative to it, with `/`."""
+    inner = path[len(root) :].lstrip(os.sep)
+    return inner if os.sep == "/" else inner.replace(os.sep, "/")
+
+
+# The errors that mean a path names nothing, as `pathlib` reads them: others (a name
+# too long for the file system) are raised.
+_NOTHING_THERE = frozenset({ENOENT, ENOTDIR, EBADF, ELOOP})
+
+
+def _mode_if_any(path: str) -> int | None:
+    """The path's `st_mode`, or None when it names nothing (one `stat` answers what
+    `Path.is_dir`, `is_file` and `exists` would, raising as they do)."""
     try:
-        return stat.S_IMODE(path.stat().st_mode)
+        return os.stat(path).st_mode
+    except OSError as error:
+        if error.errno in _NOTHING_THERE:
+            return None
+        raise
+    except ValueError:
+        return None
+
+
+def is_folder(path: str) -> bool:
+    """Whether `path` is a folder (`Path.is_dir`, raising as it does)."""
+    mode = _mode_if_any(path)
+    return mode is not None and stat.S_ISDIR(mode)
+
+
+def _mode_of(path: str | os.PathLike[str]) -> int | None:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         return None
+
+
+def _remove(
+    path: str,
+    ignored: type[OSError] = FileNotFoundError,
+    remove: Callable[[str], None] = os.unlink,
+) -> None:
+    """Removes a file (or, `remove`, a folder) when it is still there (or, `ignored`,
+    whatever stops it): only when a write failed."""
+    import contextlib  # imported by the failure alone: it costs every start
+
+    with contextlib.suppress(ignored):
+        remove(path)
 
 
 # Numbers the temporary files this process makes, so their names never repeat.
 _TEMPORARIES = itertools.count()
 
 
-def _new_temporary(target: Path) -> tuple[int, str]:
+def _new_temporary(target: str | os.PathLike[str]) -> tuple[int, str]:
     """A new file next to `target` (the rename that follows stays on one file system),
     open for writing and readable by the user alone: its handle and path. It is
     created exclusively, so it is never a file or link that was already there. (What
@@ -317,7 +404,8 @@ def _new_temporary(target: Path) -> tuple[int, str]:
     bz2 and lzma at every `lsp-edit apply`.)"""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        path = f"{target.parent}{os.sep}.{target.name}.{os.getpid()}.{next(_TEMPORARIES)}.tmp"
+        folder, name = os.path.split(target)
+        path = f"{folder}{os.sep}.{name}.{os.getpid()}.{next(_TEMPORARIES)}.tmp"
         try:
             return os.open(path, flags, 0o600), path
         except FileExistsError:

@@ -559,3 +559,11 @@ def test_a_new_file_named_like_an_existing_one_is_created_with_a_note_naming_tha
         "`path/to/sample.txt` does not exist; `sample.txt` has the same name. If the block "
         "meant an existing file, name it by its path from the workspace root.",
     )
+
+
+def test_a_status_is_its_name_as_a_string_and_one_object_per_status() -> None:
+    assert Status.APPLIED == "applied" and Status("applied") == Status.APPLIED
+    assert Status.FAILED.value == "failed" and type(Status.FAILED.value) is str
+    assert [Status.PENDING, Status.STALE] == ["pending", "stale"]
+    assert repr(Status.SKIPPED) == "<Status.SKIPPED: 'skipped'>"
+    assert Status.REJECTED is Status.REJECTED and f"{Status.REJECTED}" == "rejected"

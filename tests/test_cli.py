@@ -437,9 +437,14 @@ def test_apply_help_states_the_exit_codes(capsys):
 # language server, and what only some formats or options use (the parsers of diffs,
 # V4A patches, JSON operations and `««« EDIT` blocks among them). `dataclasses` (and
 # with it `inspect`) never: the engine's values are `lsp_edit.values`; `typing` never
-# (for the type checker only); argparse only for help, a mistake or another command.
+# (for the type checker only); argparse only for help, a mistake or another command;
+# `pathlib` (and with it `urllib.parse` and `ipaddress`) only for a path naming no file.
 NOT_FOR_A_PLAIN_REPLY = (
     "argparse",
+    "pathlib",
+    "urllib",
+    "ipaddress",
+    "contextlib",
     "dataclasses",
     "difflib",
     "inspect",

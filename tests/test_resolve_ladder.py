@@ -164,14 +164,20 @@ _LINES = ("a", "b", "c", "d", "")
     ),
     scans=st.sampled_from([0, 1, 16]),
     recount=st.sampled_from([0, 2, 256]),
+    sought=st.sets(st.sampled_from(["a", "b", "d", "e", ""]), max_size=4),
+    passes=st.sampled_from([0, 1, 16]),
 )
 def test_a_drafts_index_finds_every_line_where_a_fresh_index_of_its_text_does(
-    lines, edits, scans, recount
+    lines, edits, scans, recount, sought, passes
 ):
+    """Whatever the lines said to be sought (`Draft.sought`), and however many passes
+    for them the index makes before it counts every line."""
     draft = Draft(Text.from_lines(lines))
+    draft.sought = sought
     with (
         mock.patch.object(ladder, "_SCANS_BEFORE_INDEXING", scans),
         mock.patch.object(ladder, "_EDITS_BEFORE_RECOUNT", recount),
+        mock.patch.object(ladder, "_PASSES_BEFORE_COUNTING", passes),
     ):
         index = index_for(draft)
         exact = LADDER[0].key

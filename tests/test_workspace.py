@@ -255,3 +255,14 @@ def test_a_workspace_whose_files_stay_locates_a_file_it_deleted_as_a_new_file(ro
     again = workspace.locate("src/pkg/client.py")
     assert isinstance(again, FileRef) and not again.absolute.exists()
     assert again.note is not None and "`tests/client.py`" in again.note
+
+
+def test_a_located_file_and_the_root_are_given_as_paths_whatever_the_root_was_given_as(root):
+    """`lsp-edit apply` works on strings; the language server reads `Path`s all the same."""
+    for given in (root, str(root)):
+        workspace = Workspace(given)
+        ref = workspace.locate("src/pkg/client.py")
+        assert isinstance(ref, FileRef)
+        assert workspace.root == root.resolve()
+        assert ref.absolute == root.resolve() / "src" / "pkg" / "client.py"
+        assert ref == FileRef("src/pkg/client.py", ref.absolute)  # a Path or a string alike

@@ -14,8 +14,7 @@ against the text the block was given.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from lsp_edit.blocks.model import AnchoredEdit, AnchoredFormat, Hunk
 from lsp_edit.patterns import LazyPattern
@@ -108,6 +107,8 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
             return placed
     composer = _Composer(text.lines)
     total = len(block.hunks)
+    if total > _HUNKS_SCANNED:
+        composer.sought = {line for hunk in block.hunks for line in _lines_of(hunk)}
     strategies: list[str] = []
     notes: list[str] = []
     already: list[str] = []
@@ -152,6 +153,24 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
             else "The file now ends without a newline, as `\\ No newline at end of file` says"
         )
     return Placed(edits, loosest, tuple(notes), final_newline)
+
+
+# A block of more hunks has the lines they look for found in one pass, once the
+# first hunk is placed, rather than each hunk scan the lines (a pass costs a few
+# scans).
+_HUNKS_SCANNED = 4
+
+
+def _lines_of(hunk: Hunk) -> tuple[str, ...]:
+    """The lines placing a hunk may look for: its old lines, and its new ones (to
+    tell whether it is already applied)."""
+    return hunk.old_lines + hunk.new_lines
+
+
+def sought_lines(blocks: Sequence[AnchoredEdit]) -> set[str]:
+    """The lines placing these blocks may look for (`Draft.sought`)."""
+    hunks = (hunk for block in blocks for hunk in (*block.hunks, *block.splits))
+    return {line for hunk in hunks for line in _lines_of(hunk)}
 
 
 def _placed_as_written(block: AnchoredEdit, hunk: Hunk, text: Text | Draft) -> Placed | None:
@@ -795,6 +814,11 @@ class _Composer:
     """
 
     def __init__(self, original: Sequence[str]) -> None:
+        # (imported here: `bisect` loads a library of its own, and most blocks are
+        # placed without a composer)
+        from bisect import bisect_left, bisect_right
+
+        self._bisect_left, self._bisect_right = bisect_left, bisect_right
         self.original = original
         self.dirty: list[_Dirty] = []
         # per stretch: its first and end current line, its first original line, and
@@ -805,6 +829,8 @@ class _Composer:
         self._added: list[int] = [0]
         self.log: list[tuple[int, int, tuple[str, ...]]] = []
         self._index: LineIndex | None = None
+        # the lines the hunks will look for, for a block of many (see `Draft.sought`)
+        self.sought: Collection[str] = ()
         # The current lines are copied from the original only when a second hunk
         # needs them: a one-hunk block keeps its change aside (`_first`), so placing
         # it costs what it changes, not the size of the file.
@@ -861,7 +887,7 @@ class _Composer:
     def _stretch_at(self, current: int) -> tuple[_Dirty | None, int]:
         """The changed stretch holding current line `current`, or None and how many
         lines the stretches above it add."""
-        at = bisect_right(self._starts, current) - 1
+        at = self._bisect_right(self._starts, current) - 1
         if at >= 0 and current < self._ends[at]:
             return self.dirty[at], 0
         return None, self._added[at + 1]
@@ -878,7 +904,7 @@ class _Composer:
         return region.origins[current - region.cur_start]
 
     def to_current(self, original: int) -> int:
-        at = bisect_right(self._original_starts, original) - 1
+        at = self._bisect_right(self._original_starts, original) - 1
         if at >= 0 and original < self.dirty[at].orig_end:
             return self.dirty[at].cur_start
         return original + self._added[at + 1]
@@ -898,8 +924,8 @@ class _Composer:
             return
         delta = len(lines) - (end - start)
         # the stretches this one overlaps or touches become one with it
-        low = bisect_left(self._ends, start)
-        high = max(bisect_right(self._starts, end), low)
+        low = self._bisect_left(self._ends, start)
+        high = max(self._bisect_right(self._starts, end), low)
         first, last = start, end
         before = self._added[low]
         orig_start = first - before

@@ -22,7 +22,8 @@ not the file's size.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from itertools import compress
 
 from lsp_edit.resolve.diffing import sequence_matcher
 from lsp_edit.text import Draft, Text
@@ -34,12 +35,15 @@ if TYPE_CHECKING:
     from typing import Literal, Protocol, TypeAlias
 
     class EditedLines(Protocol):
-        """Lines changed in place, with the log of their changes (a `Draft`)."""
+        """Lines changed in place, with the log of their changes (a `Draft`), and the
+        lines the blocks still to come will look for, when known."""
 
         @property
         def lines(self) -> list[str]: ...
         @property
         def log(self) -> list[tuple[int, int, tuple[str, ...]]]: ...
+        @property
+        def sought(self) -> Collection[str]: ...
 
 
 Normaliser = Callable[[str], str]
@@ -326,11 +330,17 @@ class _DraftIndex(LineIndex):
     is an upper bound, good for picking the rarest line; `positions` is exact.
     Looser forms (`keys` under another normaliser) are built again after an edit.
 
-    The first index is two counts made in C (how often each line occurs, and the
-    last place of each): a line that occurred once is found there; the places of a
-    repeated line are read off the lines when first asked for. Until then, searches
-    scan the lines, as for a new text; `indexed_once_edited` stops that once the
-    lines have been edited (a draft in which a block has landed: more are coming).
+    The first index holds the places of the lines the blocks to come will look for
+    (`sought`), found in one pass over the lines; a line asked for that none of them
+    holds is found by another such pass, with whatever else is sought by then (a
+    streamed reply's next blocks). Past `_PASSES_BEFORE_COUNTING` such passes, or
+    with nothing sought, the index counts every line instead, in C (how often each
+    occurs, and the last place of each): a line that occurred once is found there;
+    the places of a repeated line are read off the lines when first asked for (each
+    pass costs what a search costs, counting every line about twenty). Until the
+    first index, searches scan the lines, as for a new text; `indexed_once_edited`
+    stops that once the lines have been edited (a draft in which a block has landed:
+    more are coming).
     """
 
     def __init__(self, draft: EditedLines, *, indexed_once_edited: bool = False) -> None:
@@ -340,9 +350,11 @@ class _DraftIndex(LineIndex):
         self._at: dict[str, list[int]] | None = None  # line -> positions, at a version
         self._built = 0  # the version of every line not in `_versions`
         # each line's count and last position when first indexed (version `_built`),
-        # for the lines not yet in `_at`
-        self._counts: Counter[str] = Counter()
+        # for the lines not yet in `_at`; None while only the lines sought are indexed
+        # (every line asked for is then in `_at`)
+        self._counts: Counter[str] | None = None
         self._last: dict[str, int] = {}
+        self._passes = 0  # passes made for lines sought
         self._versions: dict[str, int] = {}
         self._written: dict[str, list[tuple[int, int]]] = {}  # line -> (version, position)
         # per log entry: start, end and how many lines it adds; and, one longer, how
@@ -365,7 +377,7 @@ class _DraftIndex(LineIndex):
             # As for a new text: the first few searches scan the lines, in C.
             self._scans += 1
             return _scan(self._draft.lines, value, limit)
-        at = self._positions_at()
+        at = self._holding((value,))
         now = len(self._draft.log)
         found, version = self._known(at, value, now)
         written = self._written.pop(value, None)
@@ -392,8 +404,9 @@ class _DraftIndex(LineIndex):
     def counts(self, key: Normaliser, values: Sequence[str]) -> list[int]:
         if key is not _as_written:
             return super().counts(key, values)
-        at = self._positions_at()  # brought up to date once for all the lines
-        counted, written = self._counts, self._written
+        at = self._holding(values)  # brought up to date once for all the lines
+        counted: dict[str, int] = self._counts or {}
+        written = self._written
         found: list[int] = []
         for line in values:
             known = at.get(line)
@@ -413,7 +426,41 @@ class _DraftIndex(LineIndex):
             return False
         return not (self._indexed_once_edited and self._draft.log)
 
-    def _positions_at(self) -> dict[str, list[int]]:
+    def _holding(self, values: Sequence[str]) -> dict[str, list[int]]:
+        """`_positions_at`, holding `values` (when only the lines sought are indexed,
+        those not yet in it are found, with what else is sought now, in one pass)."""
+        at = self._positions_at()
+        if self._counts is not None or all(map(at.__contains__, values)):
+            return at
+        if self._passes >= _PASSES_BEFORE_COUNTING:
+            self._at = None
+            return self._positions_at(count_every_line=True)
+        wanted = {value for value in values if value not in at}
+        wanted.update(line for line in self._draft.sought if line not in at)
+        now = len(self._draft.log)
+        self._find_in_one_pass(at, wanted)
+        for line in wanted:  # found in the lines as they are now
+            self._versions[line] = now
+            self._written.pop(line, None)
+        return at
+
+    def _find_in_one_pass(self, at: dict[str, list[int]], wanted: Collection[str]) -> None:
+        """The places of each of `wanted` (none is in `at` yet) put in `at`, found in
+        one pass over the lines (in C, but for the places found)."""
+        self._passes += 1
+        lines = self._draft.lines
+        for position in compress(range(len(lines)), map(wanted.__contains__, lines)):
+            line = lines[position]
+            found = at.get(line)
+            if found is None:
+                at[line] = [position]
+            else:
+                found.append(position)
+        for line in wanted:
+            if line not in at:
+                at[line] = []
+
+    def _positions_at(self, *, count_every_line: bool = False) -> dict[str, list[int]]:
         """Every line's positions (each at its version), and the lines written since
         last asked added to `_written`."""
         at = self._at
@@ -421,8 +468,11 @@ class _DraftIndex(LineIndex):
         if at is None or len(log) - self._built > _EDITS_BEFORE_RECOUNT:
             at = self._at = {}
             lines = self._draft.lines
-            self._counts = Counter(lines)
-            self._last = dict(zip(lines, range(len(lines)), strict=True))
+            if count_every_line or self._counts is not None or not self._draft.sought:
+                self._counts = Counter(lines)
+                self._last = dict(zip(lines, range(len(lines)), strict=True))
+            else:
+                self._find_in_one_pass(at, set(self._draft.sought))
             # the edits made so far are in the lines just read
             self._built = len(log)
             self._versions, self._written = {}, {}
@@ -445,6 +495,7 @@ class _DraftIndex(LineIndex):
         found = at.get(value)
         if found is not None:
             return found, self._versions.get(value, self._built)
+        assert self._counts is not None  # (otherwise every line asked for is in `at`)
         count = self._counts.get(value, 0)
         if count <= 1:
             return ([self._last[value]] if count else []), self._built
@@ -489,6 +540,8 @@ class _DraftIndex(LineIndex):
 
 
 _SCANS_BEFORE_INDEXING = 16
+# Past this many passes for lines sought, counting every line costs less.
+_PASSES_BEFORE_COUNTING = 16
 # Comparing a line (in C) costs about a fifth of carrying a place through an edit.
 _LINES_PER_EDIT_CARRIED = 4
 # Past this many edits since the lines were counted, carrying a line's places
@@ -520,8 +573,9 @@ _RECENT_SIZE = 8
 
 
 def index_following(lines: EditedLines) -> LineIndex:
-    """An index of lines that are changed in place, which follows their log."""
-    return _DraftIndex(lines)
+    """An index of lines that are changed in place, which follows their log (made
+    at once after their first change when they say what will be sought in them)."""
+    return _DraftIndex(lines, indexed_once_edited=bool(lines.sought))
 
 
 def index_for(text: Text | Draft) -> LineIndex:
