@@ -515,6 +515,9 @@ def run_serve(args: argparse.Namespace) -> int:
     # The server (and pygls) load only when serving: `apply` stays quick to start.
     from lsp_edit.server import serve
 
+    # `run` turned garbage collection off for a command that ends at once; a server
+    # runs for hours, and collects its garbage.
+    gc.enable()
     serve(tcp=tcp, log_file=args.log_file, log_level=args.log_level)
     return EXIT_OK
 

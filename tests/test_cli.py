@@ -566,3 +566,22 @@ def test_the_program_exits_with_the_code_of_apply_and_prints_its_summary(tmp_pat
     assert "All changes were applied." in finished[0].stdout
     assert (tmp_path / "notes.txt").read_text() == "1\n"
     assert finished[1].stdout.strip() != ""
+
+
+def test_the_server_collects_its_garbage_though_the_program_starts_with_collection_off(
+    monkeypatch,
+):
+    # `run` turns garbage collection off for commands that end at once; `serve` runs
+    # for hours and must not keep every cycle it ever made.
+    import gc
+
+    import lsp_edit.server
+
+    collecting: list[bool] = []
+    monkeypatch.setattr(lsp_edit.server, "serve", lambda **_: collecting.append(gc.isenabled()))
+    gc.disable()
+    try:
+        assert main(["serve"]) == 0
+    finally:
+        gc.enable()
+    assert collecting == [True]
