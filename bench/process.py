@@ -28,10 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 CODEX_VERSION = "0.169.0"
 PEERS = ROOT / ".cache" / "bench-peers"
 # What `lsp-edit apply` imports to apply a reply (`lsp_edit.cli` imports it where it is
-# used, after turning garbage collection off, as here).
+# used, after turning garbage collection off, as here), and the process then ends as
+# `lsp-edit apply` ends, without freeing every module one by one.
 IMPORT_ENGINE = (
     "import gc; gc.disable(); import lsp_edit.cli, lsp_edit.changes, lsp_edit.workspace, "
-    "lsp_edit.blocks"
+    "lsp_edit.blocks; import os; os._exit(0)"
 )
 ENGINE_ROW = "Python importing the engine (`lsp_edit.changes`, `.workspace`, `.blocks`)"
 
@@ -125,26 +126,39 @@ def run_once(
     return result.ms, result.kb
 
 
-def measure(
-    name: str,
-    command: Sequence[str],
-    stdin: bytes,
-    prepare: Callable[[Path], None],
-    runs: int,
-    ok: tuple[int, ...] = (0,),
-) -> Row:
-    """`runs` runs of `command`, each in a folder `prepare` filled afresh."""
-    samples: list[float] = []
-    peak = 0
+@dataclass(frozen=True)
+class Process:
+    """One row's process: what it runs, fed what, and the exit codes that mean it worked."""
+
+    name: str
+    command: Sequence[str]
+    stdin: bytes = b""
+    ok: tuple[int, ...] = (0,)
+
+
+def measure(processes: Sequence[Process], prepare: Callable[[Path], None], runs: int) -> list[Row]:
+    """`runs` runs of each process, each in a folder of its own that `prepare` fills
+    afresh before every run. The runs are interleaved, a round of every process at a
+    time, so that the machine's speed drifting (it does, by half, within minutes on a
+    shared host) moves every row alike and the rows compare."""
+    samples: list[list[float]] = [[] for _ in processes]
+    peaks = [0 for _ in processes]
     with tempfile.TemporaryDirectory() as folder_name:
-        folder = Path(folder_name) / "workspace"
-        folder.mkdir()
+        folders = [
+            Path(folder_name) / f"workspace-{n}" / "workspace" for n in range(len(processes))
+        ]
+        for folder in folders:
+            folder.mkdir(parents=True)
         for _ in range(runs):
-            prepare(folder)
-            elapsed, memory = run_once(command, folder, stdin, ok)
-            samples.append(elapsed)
-            peak = max(peak, memory)
-    return Row(name, samples, peak)
+            for n, (process, folder) in enumerate(zip(processes, folders, strict=True)):
+                prepare(folder)
+                elapsed, memory = run_once(process.command, folder, process.stdin, process.ok)
+                samples[n].append(elapsed)
+                peaks[n] = max(peaks[n], memory)
+    return [
+        Row(process.name, taken, peak)
+        for process, taken, peak in zip(processes, samples, peaks, strict=True)
+    ]
 
 
 def installed_codex() -> Path | None:
@@ -189,66 +203,36 @@ def rows(runs: int = 15, lines: int = 20_000, count: int = 200) -> tuple[list[Ro
     apply = [str(Path(python).parent / "lsp-edit"), "apply", "-", "--root", "."]
     diff = unified_diff(path, source, edits).encode()
     patch_text = v4a_patch(path, source, edits)
-    out = [
-        measure("Python starting and exiting", [python, "-c", "pass"], b"", prepare, runs),
-        measure(
-            "Python starting and exiting, without `site` (`-S`)",
-            [python, "-S", "-c", "pass"],
-            b"",
-            prepare,
-            runs,
-        ),
-        measure(
-            ENGINE_ROW,
-            [python, "-c", IMPORT_ENGINE],
-            b"",
-            prepare,
-            runs,
-        ),
-        measure(
+    processes = [
+        Process("Python starting and exiting", [python, "-c", "pass"]),
+        Process("Python starting and exiting, without `site` (`-S`)", [python, "-S", "-c", "pass"]),
+        Process(ENGINE_ROW, [python, "-c", IMPORT_ENGINE]),
+        Process(
             f"lsp-edit apply: {count} SEARCH/REPLACE blocks",
             apply,
             search_replace_reply(path, source, edits).encode(),
-            prepare,
-            runs,
         ),
-        measure(f"lsp-edit apply: {count} hunks as one unified diff", apply, diff, prepare, runs),
-        measure(
-            f"lsp-edit apply: {count} edits as one V4A patch",
-            apply,
-            patch_text.encode(),
-            prepare,
-            runs,
-        ),
-        measure(
+        Process(f"lsp-edit apply: {count} hunks as one unified diff", apply, diff),
+        Process(f"lsp-edit apply: {count} edits as one V4A patch", apply, patch_text.encode()),
+        Process(
             "lsp-edit apply: one SEARCH/REPLACE block",
             apply,
             search_replace_reply(path, source, one).encode(),
-            prepare,
-            runs,
         ),
-        measure(
+        Process(
             "lsp-edit apply: a reply with no edit block",
             apply,
             b"Nothing to change here.\n",
-            prepare,
-            runs,
             ok=(1,),
         ),
     ]
     notes = []
     if shutil.which("patch"):
-        out.append(
-            measure(
-                f"GNU patch: the {count}-hunk diff", ["patch", "-s", "-p1"], diff, prepare, runs
-            )
-        )
+        processes.append(Process(f"GNU patch: the {count}-hunk diff", ["patch", "-s", "-p1"], diff))
     else:
         notes.append("GNU patch is not installed here.")
     if shutil.which("git"):
-        out.append(
-            measure(f"git apply: the {count}-hunk diff", ["git", "apply", "-"], diff, prepare, runs)
-        )
+        processes.append(Process(f"git apply: the {count}-hunk diff", ["git", "apply", "-"], diff))
     else:
         notes.append("git is not installed here.")
     codex = codex_command()
@@ -258,15 +242,10 @@ def rows(runs: int = 15, lines: int = 20_000, count: int = 200) -> tuple[list[Ro
             f"`@openai/codex@{CODEX_VERSION}`; or name a codex binary in LSP_EDIT_BENCH_CODEX)."
         )
     else:
-        out.append(
-            measure(
-                f"codex apply_patch: the {count} edits as one V4A patch",
-                [*codex, patch_text],
-                b"",
-                prepare,
-                runs,
-            )
+        processes.append(
+            Process(f"codex apply_patch: the {count} edits as one V4A patch", [*codex, patch_text])
         )
+    out = measure(processes, prepare, runs)
     return out, notes
 
 
