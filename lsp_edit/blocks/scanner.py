@@ -160,19 +160,17 @@ def emit_halves(
     whose opener is reply line `start`, as one hunk; returns where the match ends."""
     old, new = match.group("old", "new")
     end = start + old.count("\n") + new.count("\n") + 2
-    if old[:1] == "\ufeff" or new[:1] == "\ufeff":
-        hunk = Hunk(_half(old), _half(new))
-    else:  # as `_half` reads them, in the few steps a reply of tiny blocks makes a million times
-        hunk = Hunk(
-            tuple(old[:-1].split("\n")) if old else (), tuple(new[:-1].split("\n")) if new else ()
-        )
-    emit(AnchoredEdit(ReplySpan(start, end), path, kind, (hunk,)))
+    emit(AnchoredEdit(ReplySpan(start, end), path, kind, (Hunk(_half(old), _half(new)),)))
     return match.end()
 
 
 def _half(lines: str) -> tuple[str, ...]:
-    """The lines of one half of a two-half block read whole."""
-    return tuple(without_bom(split_block(lines)))
+    """The lines of one half of a two-half block read whole. (Most halves hold no byte
+    order mark: they are split in one step, as `split_block` splits, since a reply of
+    tiny blocks makes a million of them.)"""
+    if lines[:1] == "\ufeff":
+        return tuple(without_bom(split_block(lines)))
+    return tuple(lines[:-1].split("\n")) if lines else ()
 
 
 def where(start: int, end: int) -> str:

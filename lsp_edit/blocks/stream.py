@@ -338,9 +338,8 @@ class _Machine:
         match = _NEXT_BLOCK.match(text, pos, end)
         assert match is not None, "the prose group matches any text"
         start = match.end("prose")
-        if start > pos:  # as `_skip_prose`, without a call per block
-            self._number += text.count("\n", pos, start)
-            self._look.note_lines(text, pos, start)
+        if start > pos:
+            self._skip_prose(text, pos, start)
         if start == end:
             return end
         kind = match.lastgroup
