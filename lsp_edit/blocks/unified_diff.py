@@ -52,6 +52,7 @@ from lsp_edit.blocks.scanner import (
     add_prefixed,
     shown,
     span,
+    split_block,
     where,
 )
 from lsp_edit.patterns import LazyPattern
@@ -59,7 +60,12 @@ from lsp_edit.values import field, record
 
 DEV_NULL = "/dev/null"
 
-_HUNK_HEADER = LazyPattern(r"@@[ \t]*-(\d+)(?:,(\d+))?[ \t]+\+(\d+)(?:,(\d+))?[ \t]*@@")
+# A hunk header's start: `@@ -l,s +l,s @@` (a count left out is 1)
+_COUNTS = (
+    r"@@[ \t]*-(?P<old_start>\d+)(?:,(?P<old_count>\d+))?"
+    r"[ \t]+\+(?P<new_start>\d+)(?:,(?P<new_count>\d+))?[ \t]*@@"
+)
+_HUNK_HEADER = LazyPattern(_COUNTS)
 _GIT_PATHS = LazyPattern(r'"?a/(.*?)"? "?b/(.*?)"?')
 _GIT_EXTENDED = LazyPattern(
     r"(index |new file mode|deleted file mode|old mode|new mode|similarity index"
@@ -72,12 +78,9 @@ _GIT_EXTENDED = LazyPattern(
 # close a wrapper), anything unprefixed.
 _NOT_HUNK_LINE = LazyPattern(rf"^[^ +\n-]|^--- |^{FENCE_LINE}", re.MULTILINE)
 _ANY_HUNK_LINES = Plain(_NOT_HUNK_LINE)
-# After `--- `: the `+++ ` line, an `@@` line with counts (as `_HUNK_HEADER` reads
-# its start), and the hunk lines after it
+# After `--- `: the `+++ ` line, an `@@` line with counts, and the hunk lines after it
 _WHOLE = LazyPattern(
-    r"(?P<plus>\+\+\+ .*)\n"
-    r"@@[ \t]*-(?P<old_start>\d+)(?:,(?P<old_count>\d+))?[ \t]+\+\d+(?:,(?P<new_count>\d+))?"
-    r"[ \t]*@@.*\n"
+    rf"(?P<plus>\+\+\+ .*)\n{_COUNTS}.*\n"
     # (an empty line, a `+` line and a `-` line that is no `--- ` are taken at once)
     rf"(?P<body>(?:\n|\+.*\n|-(?!-- ).*\n|(?!--- |{FENCE_LINE})(?:[ +-].*)?\n)*+)"
 )
@@ -116,9 +119,9 @@ class _HunkLines:
         match = _HUNK_HEADER.match(line.text)
         if match is None:
             return _HunkLines(line.text.strip(), line.number, None, None, None)
-        old_start = int(match.group(1))
-        old_count = 1 if match.group(2) is None else int(match.group(2))
-        new_count = 1 if match.group(4) is None else int(match.group(4))
+        old_start = int(match["old_start"])
+        old_count = 1 if match["old_count"] is None else int(match["old_count"])
+        new_count = 1 if match["new_count"] is None else int(match["new_count"])
         return _HunkLines(
             line.text.strip(),
             line.number,
@@ -624,7 +627,7 @@ def read_whole(text: str, pos: int, end: int, minus: str, start: int, emit: Emit
         return -1
     old_start, old_count, new_count = match.group("old_start", "old_count", "new_count")
     body = match["body"]
-    lines = body[:-1].split("\n") if body else []
+    lines = split_block(body)
     ops = "".join([line[:1] or " " for line in lines])
     kept = body.rstrip("\n")  # up to the last line that is not blank
     written = kept.count("\n") + 1 if kept else 0
@@ -665,9 +668,7 @@ def read_whole(text: str, pos: int, end: int, minus: str, start: int, emit: Emit
         tuple([line[1:] for line in lines if line[:1] != "+"]),
         tuple([line[1:] for line in lines if line[:1] != "-"]),
         max(1, int(old_start)),
-        (),
-        None,
-        ops,
+        ops=ops,
     )
     old_path = _diff_path(minus[4:], "a/")
     new_path = _diff_path(match["plus"][4:], "b/")

@@ -474,6 +474,5 @@ def _hunk(scope: list[str], lines: list[str]) -> Hunk | None:
         tuple([text[1:] for text in lines if text[:1] != "-"]),
         None,
         tuple(scope),
-        None,
-        "".join([text[:1] or " " for text in lines]),
+        ops="".join([text[:1] or " " for text in lines]),
     )
