@@ -279,6 +279,14 @@ def _ast_path(tag: str, language: str, rest: str) -> tuple[str, FenceTarget] | T
     return language, AstTarget(written, parts, action)
 
 
+def _closes(raw: str, char: str, length: int) -> bool:
+    """`raw` closes a fence of `char` opened `length` long: a fence of that character,
+    at least as long, with nothing else but spaces and tabs (as `_CLOSER` reads it,
+    without a match per line)."""
+    fence = raw.strip(" \t")
+    return len(fence) >= length and not fence.lstrip(char)
+
+
 class FenceOpener(NamedTuple):
     """A line that opens a fence (a tuple: one is made per fence line)."""
 
@@ -288,10 +296,7 @@ class FenceOpener(NamedTuple):
     info: str
 
     def closed_by(self, raw: str) -> bool:
-        """`raw` is a fence of our character, at least as long, with nothing else
-        but spaces and tabs (as `_CLOSER` reads it, without a match per line)."""
-        fence = raw.strip(" \t")
-        return len(fence) >= self.length and not fence.lstrip(self.char)
+        return _closes(raw, self.char, self.length)
 
     def dedent(self, raw: str) -> str:
         if not self.indent:
@@ -771,9 +776,8 @@ def read_symbol_fence(
     match = _WHOLE[fence[0]].match(text, pos, end)
     if match is None:
         return -1
-    closer = match["fence_line"].strip(" \t")
-    if len(closer) < len(fence) or closer.lstrip(fence[0]):
-        return -1  # not its closing fence (`FenceOpener.closed_by`)
+    if not _closes(match["fence_line"], fence[0], len(fence)):
+        return -1  # not its closing fence
     written = match["content"]
     if written.startswith("\ufeff") or _may_hold_marker(written):
         return -1
