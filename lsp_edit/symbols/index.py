@@ -119,16 +119,13 @@ def symbols_from_tree(
         found.append((node, identity, kind, names[0], captures.get("owner")))
     definitions: list[_Definition] = []
     clean = not tree.root_node.has_error
-    prefixes = spec.comment_prefixes + spec.attribute_prefixes
     for node, identity, kind, name, owners in found:
         # The outermost of the wrappers around the node, which belong to it.
         wrapper = wrapped.get(identity)
         while wrapper is not None:
             node = wrapper
             wrapper = wrapped.get(node.id)
-        definition = _definition(
-            node, kind, name, owners, len(definitions), lines, spec, clean, prefixes
-        )
+        definition = _definition(node, kind, name, owners, len(definitions), lines, spec, clean)
         # (Matches merely touching the range belong to the nodes around it.)
         if definition is not None and (high < 0 or low < -definition[1] <= high):
             definitions.append(definition)
@@ -154,27 +151,16 @@ def _definition(
     lines: Sequence[str],
     spec: LanguageSpec,
     clean: bool,
-    prefixes: tuple[str, ...],
 ) -> _Definition | None:
     """What the index keeps of one definition, the `number`th found: `node` (with
     the wrappers around it that belong to it), `name` and the `owners` written
-    before the name (`clean`: in a tree without a syntax error; `prefixes`: how
-    its comment and attribute lines start); None when it has no name."""
+    before the name (`clean`: in a tree without a syntax error); None when it has
+    no name."""
     # (This runs for every definition of a file, 5,000 in a 20,000-line one:
     # each read of a node crosses into tree-sitter, so each is made once, and
-    # points are read rather than bytes; the usual case of each step is written
-    # here, the rest left to the functions named.)
-    count = len(lines)
-    row, column = name.start_point
-    end_row, end_column = name.end_point
-    # The name's text from its line when it is written on one ASCII line
-    # (columns count UTF-8 bytes), else from the tree.
-    line = lines[row] if end_row == row and row < count else None
-    if line is not None and end_column <= len(line) and line.isascii():
-        raw = line[column:end_column]
-    else:
-        raw = _node_text(name)
-    parts = (raw,) if raw.isidentifier() else _name_parts(raw)
+    # points are read rather than bytes.)
+    name_start = name.start_point
+    parts = _name_parts(_name_text(name, name_start, lines))
     if owners:
         parts = _owner_parts(owners, lines) + parts
     if not parts:
@@ -184,39 +170,26 @@ def _definition(
     # The first token that is not an attribute or comment lies between the
     # node's first row and its name's: on one row, nothing to look for.
     body_start = first_row
-    if row != first_row:
+    if name_start[0] != first_row:
         token_row = _first_token_row(node, spec, depth=0)
         if token_row is not None:
             body_start = token_row
-    start_row, start = first_row, first_row << 32 | first[1]
+    start_row, start = first_row, _position(first)
     if spec.attribute_nodes and not _nothing_attached(lines, first, clean):
         start_row, start = _attached_siblings(node, first, spec)
-    if body_start != row or line is None:
-        line = lines[body_start] if body_start < count else ""
-    if start_row and lines[start_row - 1].strip():
-        # (A blank line above ends the comments at once.)
-        start_row = _comments_start(
-            lines, start_row, spec, line[: len(line) - len(line.lstrip())], prefixes
-        )
+    line = lines[body_start] if body_start < len(lines) else ""
+    start_row = _comments_start(lines, start_row, spec, line[: len(line) - len(line.lstrip())])
     indent = line[: len(line) - len(line.lstrip(" \t"))]
     end = node.end_point
-    end_row, end_column = end
-    # Where the node's last line (or the one before, for a node ending with a
-    # line break) holds no comment mark, its last token is not a comment.
-    last = lines[end_row] if end_row < count else "#"
-    if end_column and not ("/" in last or "#" in last or "=end" in last):
-        end_line = end_row + 1
-    else:
-        end_line = _end_line(node, end, first_row, lines)
     return (
         start,
-        -(end_row << 32 | end_column),
+        -_position(end),
         number,
         kind,
         parts,
         start_row,
         body_start,
-        end_line,
+        _end_line(node, end, first_row, lines),
         indent,
     )
 
@@ -293,7 +266,7 @@ def _attached_siblings(node: ts.Node, start: ts.Point, spec: LanguageSpec) -> tu
         start = sibling.start_point
         start_row = start[0]
         sibling = sibling.prev_named_sibling
-    return start_row, start_row << 32 | start[1]
+    return start_row, _position(start)
 
 
 def _nothing_attached(lines: Sequence[str], start: ts.Point, clean: bool) -> bool:
@@ -327,16 +300,11 @@ def comments_above(lines: Sequence[str], row: int, spec: LanguageSpec, body_row:
     blank line between) written at the definition's own indentation."""
     definition_line = lines[body_row] if body_row < len(lines) else ""
     indent = definition_line[: len(definition_line) - len(definition_line.lstrip())]
-    return _comments_start(
-        lines, row, spec, indent, spec.comment_prefixes + spec.attribute_prefixes
-    )
+    return _comments_start(lines, row, spec, indent)
 
 
-def _comments_start(
-    lines: Sequence[str], row: int, spec: LanguageSpec, indent: str, prefixes: tuple[str, ...]
-) -> int:
-    """`comments_above` for a definition written at `indent` in a language whose
-    comment and attribute lines start with one of `prefixes`."""
+def _comments_start(lines: Sequence[str], row: int, spec: LanguageSpec, indent: str) -> int:
+    """`comments_above` for a definition written at `indent`."""
     start = row
     while start > 0:
         above = lines[start - 1]
@@ -351,7 +319,7 @@ def _comments_start(
             continue
         if not above.startswith(indent) or above[len(indent)] in " \t":
             break
-        if stripped.startswith(prefixes):
+        if stripped.startswith(spec.comment_prefixes + spec.attribute_prefixes):
             start -= 1
             continue
         break
