@@ -22,7 +22,7 @@ from types import SimpleNamespace
 from lsp_edit import VERSION
 
 # The engine is imported where it is used, and what only some runs need (argparse,
-# json, difflib, the symbol index, the server) only by them: agents start
+# json, the diff printer, the symbol index, the server) only by them: agents start
 # `lsp-edit apply` once per reply, and `run` imports the engine with garbage
 # collection off.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
@@ -377,7 +377,7 @@ def _read_reply(source: str) -> str:
 
 
 def _unified_diff(outcome: FileOutcome) -> str:
-    import difflib
+    from lsp_edit.file_diff import unified_diff
 
     if not outcome.changed:
         return ""
@@ -387,13 +387,11 @@ def _unified_diff(outcome: FileOutcome) -> str:
     for lines in (before, after):
         if lines and not lines[-1].endswith(("\n", "\r")):
             lines[-1] += "\n\\ No newline at end of file\n"
-    return "".join(
-        difflib.unified_diff(
-            before,
-            after,
-            fromfile="/dev/null" if outcome.before is None else f"a/{name}",
-            tofile="/dev/null" if outcome.after is None else f"b/{name}",
-        )
+    return unified_diff(
+        before,
+        after,
+        fromfile="/dev/null" if outcome.before is None else f"a/{name}",
+        tofile="/dev/null" if outcome.after is None else f"b/{name}",
     )
 
 
@@ -405,7 +403,7 @@ def _plan_json(plan: Plan, *, diff: bool, failure: WriteFailure | None) -> list[
     @functools.cache
     def file_told(name: str) -> tuple[str, str]:
         """What became of a file, and its diff with `--diff`: made once per file, however
-        many changes it has (a diff of a large file takes a good part of a second)."""
+        many changes it has."""
         outcome = plan.files[name]
         return file_fate(outcome), _unified_diff(outcome) if diff else ""
 
