@@ -212,6 +212,12 @@ def rows(runs: int = 15, lines: int = 20_000, count: int = 200) -> tuple[list[Ro
             apply,
             search_replace_reply(path, source, edits).encode(),
         ),
+        Process(
+            f"lsp-edit apply --dry-run --diff: the {count} SEARCH/REPLACE blocks, printed "
+            "as a diff",
+            [*apply, "--dry-run", "--diff"],
+            search_replace_reply(path, source, edits).encode(),
+        ),
         Process(f"lsp-edit apply: {count} hunks as one unified diff", apply, diff),
         Process(f"lsp-edit apply: {count} edits as one V4A patch", apply, patch_text.encode()),
         Process(
