@@ -23,12 +23,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from lsp_edit.blocks import parse_reply
 from lsp_edit.blocks.model import AnchoredEdit, Hunk, ReplySpan
 from lsp_edit.resolve.anchored import resolve_anchored
-from lsp_edit.resolve.ladder import LADDER, index_for
+from lsp_edit.resolve.ladder import LADDER, Normaliser, index_for
 from lsp_edit.resolve.model import Placed
 from lsp_edit.symbols import SymbolIndex, index_symbols
 from lsp_edit.text import Draft, Text
@@ -205,7 +206,7 @@ def bench_parse(sizes: list[float], measured: dict[str, list[float]]) -> list[st
             reply = make(megabytes)
             actual = len(reply.encode()) / 1_000_000
             blocks = len(parse_reply(reply))
-            best = min(timed(lambda reply=reply: parse_reply(reply), 3))
+            best = min(timed(partial(parse_reply, reply), 3))
             rows.append(
                 f"| {name} | {actual:.1f} MB | {blocks:,} | {best:.0f} ms | "
                 f"{actual / (best / 1000):.1f} MB/s |"
@@ -231,6 +232,11 @@ def _blocks_for(text: Text, count: int, seed: int) -> list[AnchoredEdit]:
     return blocks
 
 
+def _count_in_a_fresh_index(text: Text, key: Normaliser) -> int:
+    """Builds the ladder's line index of `text` and counts one line in it."""
+    return index_for(Draft(text)).count(key, "")
+
+
 def bench_place(sizes: list[int], count: int, measured: dict[str, list[float]]) -> list[str]:
     """The placing table; `measured` gets the blocks in sequence's total (ms) and the
     file's size, at the largest size."""
@@ -242,7 +248,7 @@ def bench_place(sizes: list[int], count: int, measured: dict[str, list[float]]) 
         text = Text.from_string(python_source(lines))
         blocks = _blocks_for(text, count, seed=lines)
         resolve_anchored(blocks[0], text)  # warm the caches a long-lived server would have
-        one = [timed(lambda b=b, t=text: resolve_anchored(b, t), 1)[0] for b in blocks]
+        one = [timed(partial(resolve_anchored, b, text), 1)[0] for b in blocks]
 
         def sequence(text: Text = text, blocks: list[AnchoredEdit] = blocks) -> None:
             draft = Draft(text)
@@ -254,9 +260,7 @@ def bench_place(sizes: list[int], count: int, measured: dict[str, list[float]]) 
 
         total = statistics.median(timed(sequence, 5))
         exact = LADDER[0].key
-        indexing = statistics.median(
-            timed(lambda text=text, exact=exact: index_for(Draft(text)).count(exact, ""), 5)
-        )
+        indexing = statistics.median(timed(partial(_count_in_a_fresh_index, text, exact), 5))
         measured["sequence_ms"] = [total, lines, count, indexing]
         rows.append(
             f"| {lines:,} | {statistics.median(one):.3f} ms | "
@@ -280,18 +284,16 @@ def bench_symbols(lines: int, measured: dict[str, list[float]]) -> list[str]:
     for language, make in SOURCES.items():
         text = Text.from_string(make(lines))
         symbols = index_symbols(text, language)
-        full = timed(lambda text=text, language=language: index_symbols(text, language), 9)
+        full = timed(partial(index_symbols, text, language), 9)
         parsing, querying = _tree_sitter_timings(text, language, 9)
         comment = "#" if language in ("python", "ruby") else "//"
         middle = text.line_count // 2
         line = text.lines[middle]
         # a comment in the language's own syntax: the file stays valid
-        valid = _edit_timings(
-            text, language, middle, lambda n, line=line, c=comment: f"{line}  {c} edit {n}"
-        )
+        valid = _edit_timings(text, language, middle, partial(_commented, line, comment))
         # a stray `(` on the first line from the middle where it breaks the syntax
         row = _breakable_row(text, language, middle)
-        broken = _edit_timings(text, language, row, lambda n, line=text.lines[row]: f"{line} ( {n}")
+        broken = _edit_timings(text, language, row, partial(_unbalanced, text.lines[row]))
         measured[f"full:{language}"] = [statistics.median(full)]
         measured[f"parse+query:{language}"] = [statistics.median(querying)]
         measured[f"parse:{language}"] = [statistics.median(parsing)]
@@ -306,6 +308,16 @@ def bench_symbols(lines: int, measured: dict[str, list[float]]) -> list[str]:
             f"{_edits(valid)} | {_edits(broken)} |"
         )
     return rows
+
+
+def _commented(line: str, comment: str, n: int) -> str:
+    """`line` with the `n`th comment in the language's own syntax appended."""
+    return f"{line}  {comment} edit {n}"
+
+
+def _unbalanced(line: str, n: int) -> str:
+    """`line` with a stray `(` appended."""
+    return f"{line} ( {n}"
 
 
 def _median_p95(samples: list[float]) -> tuple[float, float]:
@@ -534,7 +546,7 @@ def bench_tail_lookup(files: int) -> list[str]:
             start = time.perf_counter()
             listing.matches(f"sub3/mod_{files // 2 + 3}.py")
             first = (time.perf_counter() - start) * 1000
-            later = timed(lambda listing=listing: listing.matches("sub5/mod_42.py"), 50)
+            later = timed(partial(listing.matches, "sub5/mod_42.py"), 50)
             rows.append(
                 f"| {kind} | {files:,} | {first:.0f} ms | {statistics.median(later):.3f} ms |"
             )

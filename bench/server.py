@@ -63,15 +63,15 @@ class Session:
         self.version = 1
         self.diagnostics: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
 
-        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
         def published(params: types.PublishDiagnosticsParams) -> None:
             self.diagnostics.put_nowait(params)
 
-        @self.client.feature(types.WORKSPACE_APPLY_EDIT)
+        @self.client.feature(types.WORKSPACE_APPLY_EDIT)  # type: ignore[untyped-decorator]
         def apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
             return types.ApplyWorkspaceEditResult(applied=True)
 
-        @self.client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+        @self.client.feature(types.WORKSPACE_CODE_LENS_REFRESH)  # type: ignore[untyped-decorator]
         def refresh(params: None) -> None:
             return None
 
@@ -105,7 +105,7 @@ class Session:
     async def stop(self) -> None:
         await self.client.shutdown_async(None)
         self.client.exit(None)
-        await self.client.stop()
+        await self.client.stop()  # type: ignore[no-untyped-call]
 
     def server_cpu_seconds(self) -> float:
         """CPU time the server process used so far (user + system): steadier than the
