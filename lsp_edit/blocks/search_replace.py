@@ -63,8 +63,10 @@ _NOT_OLD = Plain(LazyPattern(rf"^[^\S\n]*(?:=====|>>>>>)|^{FENCE_LINE}", re.MULT
 # second divider or a fence line in the REPLACE half may end the block early
 # (`_close_at_divider`), so such a block is read line by line.
 # (In each half, a line whose first character after its indentation cannot start a
-# marker or a fence is taken at once; only the others are looked at.)
-_WHOLE = re.compile(
+# marker or a fence is taken at once; only the others are looked at.) Compiled by the
+# first SEARCH/REPLACE block, as the other formats' patterns are: a reply of diffs, or
+# of no block at all, never compiles it.
+_WHOLE = LazyPattern(
     r"(?P<old>(?:[^\S\n]*+[^\s=>].*\n|(?![^\S\n]*(?:=====|>>>>>)).*\n)*+)"
     r"(?P<divider>[^\S\n]*={5,9}(?:[ \t]*\w+)?[^\S\n]*)\n"
     r"(?P<new>(?:[^\S\n]*+[^\s><«*=`~].*\n"

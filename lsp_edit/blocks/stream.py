@@ -187,8 +187,10 @@ _NEXT_BLOCK = re.compile(
 _NOT_DIFF_PROSE = Plain(LazyPattern(r"^[^\S\n]*[`~<«*]|^(?:diff --git |--- |@@)", re.MULTILINE))
 
 
-_BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)++")  # possessive: no backtracking state per line
-_JSON_START = re.compile(r"\s*[\[{]\s*(?:$|[\"{\[\]}])")
+# Compiled when a reply starts with a blank line, and with a bracket: most start with
+# neither, and compiling each cost more than reading a small reply's first lines.
+_BLANK_LINES = LazyPattern(r"(?:[^\S\n]*\n)++")  # possessive: no backtracking state per line
+_JSON_START = LazyPattern(r"\s*[\[{]\s*(?:$|[\"{\[\]}])")
 _JSON_STRING = LazyPattern(r'"(?:[^"\\]|\\.)*"')
 
 
@@ -211,7 +213,8 @@ class _JsonDocument:
 
     @staticmethod
     def starts(text: str) -> bool:
-        return _JSON_START.match(text) is not None
+        # (`\s` is what `str.lstrip` strips: the pattern is asked only after a bracket)
+        return text.lstrip().startswith(("[", "{")) and _JSON_START.match(text) is not None
 
     def take(self, text: str, number: int) -> _JsonOutcome | None:
         self.lines.append((text, number))
@@ -324,6 +327,8 @@ class _Machine:
     def _skip_leading_blanks(self, text: str, pos: int, end: int) -> int:
         """Blank lines at the start of the reply, taken at once (they decide nothing:
         the first line that is not blank says whether the reply is JSON)."""
+        if not text[pos].isspace():
+            return pos  # (a blank line starts with a space, or is an ending alone)
         blank = _BLANK_LINES.match(text, pos, end)
         stop = blank.end() if blank is not None else pos
         if stop > pos:
