@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from operator import attrgetter
 
 import tree_sitter as ts
 
 from lsp_edit.symbols.languages import LanguageSpec, grammar, spec_for, symbol_query
-from lsp_edit.symbols.model import Symbol
+from lsp_edit.symbols.model import Symbol, symbol_from_row
 from lsp_edit.text import Text
 
 # Kinds whose directly nested functions are methods.
@@ -61,19 +62,13 @@ def index_symbols(text: Text, language: str) -> list[Symbol]:
     return symbols_from_tree(tree, text.lines, spec)
 
 
-# A definition or scope the query found, before its path is known: where it
-# starts, minus where it ends and the match's number first, so that sorting puts
+# A definition or scope the query found, before its path is known: its start
+# byte, minus its end byte and the match's number first, so that sorting puts
 # outer definitions before those inside them (and keeps the query's order among
 # equals); then kind, name parts, start line, body start line, end line and
-# indent. Where it starts and ends are positions (see `_position`), which order
-# as the bytes do.
+# indent. (Bytes order as the document does in any tree, a region's too, whose
+# bytes are those of its rows only.)
 _Definition = tuple[int, int, int, str, tuple[str, ...], int, int, int, str]
-
-
-def _position(point: ts.Point) -> int:
-    """A point as one number ordered as byte offsets are: its row, then its
-    column (a node's points cost one read where its bytes and points cost two)."""
-    return point[0] << 32 | point[1]
 
 
 def symbols_from_tree(
@@ -90,12 +85,13 @@ def symbols_from_tree(
     cursor = ts.QueryCursor(symbol_query(spec.name))
     low = high = -1
     if nodes:
-        cursor.set_byte_range(nodes[0].start_byte, nodes[-1].end_byte)
-        low, high = _position(nodes[0].start_point), _position(nodes[-1].end_point)
-    found: list[tuple[ts.Node, int, str, ts.Node, list[ts.Node] | None]] = []
+        low, high = nodes[0].start_byte, nodes[-1].end_byte
+        cursor.set_byte_range(low, high)
+    # The definitions by the id of their node (a node matched by two patterns is
+    # one definition), in the order found.
+    found: dict[int, tuple[ts.Node, str, ts.Node, list[ts.Node] | None]] = {}
     # The wrappers the query found, by the id of the node each wraps.
     wrapped: dict[int, ts.Node] = {}
-    seen: set[int] = set()
     # Per pattern, its definition (or scope) capture and the kind it names.
     kinds: dict[int, tuple[str, str]] = {}
     for pattern, captures in cursor.matches(tree.root_node):
@@ -111,21 +107,24 @@ def symbols_from_tree(
         if not nodes_found or not names:
             continue
         node = nodes_found[0]
-        # (A node matched by two patterns is one definition.)
         identity = node.id
-        if identity in seen:
-            continue
-        seen.add(identity)
-        found.append((node, identity, kind, names[0], captures.get("owner")))
+        if identity not in found:
+            found[identity] = (node, kind, names[0], captures.get("owner"))
     definitions: list[_Definition] = []
-    clean = not tree.root_node.has_error
-    for node, identity, kind, name, owners in found:
+    root = tree.root_node
+    clean = not root.has_error
+    # What the tree was parsed from, where names are read (the root's text, which
+    # leaves out what comes before its first token: zero bytes stand for that).
+    source = bytes(root.start_byte) + (root.text or b"")
+    for identity, (node, kind, name, owners) in found.items():
         # The outermost of the wrappers around the node, which belong to it.
         wrapper = wrapped.get(identity)
         while wrapper is not None:
             node = wrapper
             wrapper = wrapped.get(node.id)
-        definition = _definition(node, kind, name, owners, len(definitions), lines, spec, clean)
+        definition = _definition(
+            node, kind, name, owners, len(definitions), lines, source, spec, clean
+        )
         # (Matches merely touching the range belong to the nodes around it.)
         if definition is not None and (high < 0 or low < -definition[1] <= high):
             definitions.append(definition)
@@ -149,32 +148,34 @@ def _definition(
     owners: list[ts.Node] | None,
     number: int,
     lines: Sequence[str],
+    source: bytes,
     spec: LanguageSpec,
     clean: bool,
 ) -> _Definition | None:
     """What the index keeps of one definition, the `number`th found: `node` (with
     the wrappers around it that belong to it), `name` and the `owners` written
-    before the name (`clean`: in a tree without a syntax error); None when it has
-    no name."""
+    before the name (`clean`: in a tree without a syntax error, parsed from
+    `source`); None when it has no name."""
     # (This runs for every definition of a file, 5,000 in a 20,000-line one:
-    # each read of a node crosses into tree-sitter, so each is made once, and
-    # points are read rather than bytes.)
-    name_start = name.start_point
-    parts = _name_parts(_name_text(name, name_start, lines))
+    # each read of a node crosses into tree-sitter, so each is made once; a
+    # byte costs a third of what a point does.)
+    name_start = name.start_byte
+    parts = _name_parts(_name_text(name, name_start, source))
     if owners:
-        parts = _owner_parts(owners, lines) + parts
+        parts = _owner_parts(owners, source) + parts
     if not parts:
         return None
     first = node.start_point
     first_row = first[0]
+    start = node.start_byte
     # The first token that is not an attribute or comment lies between the
     # node's first row and its name's: on one row, nothing to look for.
     body_start = first_row
-    if name_start[0] != first_row:
+    if source.find(b"\n", start, name_start) >= 0:
         token_row = _first_token_row(node, spec, depth=0)
         if token_row is not None:
             body_start = token_row
-    start_row, start = first_row, _position(first)
+    start_row = first_row
     if spec.attribute_nodes and not _nothing_attached(lines, first, clean):
         start_row, start = _attached_siblings(node, first, spec)
     line = lines[body_start] if body_start < len(lines) else ""
@@ -183,7 +184,7 @@ def _definition(
     end = node.end_point
     return (
         start,
-        -_position(end),
+        -node.end_byte,
         number,
         kind,
         parts,
@@ -194,32 +195,21 @@ def _definition(
     )
 
 
-def _owner_parts(owners: list[ts.Node], lines: Sequence[str]) -> tuple[str, ...]:
+def _owner_parts(owners: list[ts.Node], source: bytes) -> tuple[str, ...]:
     """The path parts of the owners written before a name (a Go receiver type)."""
     if len(owners) == 1:
-        return _name_parts(_name_text(owners[0], owners[0].start_point, lines))
+        return _name_parts(_name_text(owners[0], owners[0].start_byte, source))
     return tuple(
         part
         for owner in owners
-        for part in _name_parts(_name_text(owner, owner.start_point, lines))
+        for part in _name_parts(_name_text(owner, owner.start_byte, source))
     )
 
 
-def _name_text(name: ts.Node, start: ts.Point, lines: Sequence[str]) -> str:
-    """The text of a name starting at `start`: read from its line when it is
-    written on one line that is ASCII and holds it whole (columns count UTF-8
-    bytes), else from the tree."""
-    row, column = start
-    end_row, end = name.end_point
-    if end_row == row and row < len(lines):
-        line = lines[row]
-        if end <= len(line) and line.isascii():
-            return line[column:end]
-    return _node_text(name)
-
-
-def _node_text(node: ts.Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
+def _name_text(name: ts.Node, start: int, source: bytes) -> str:
+    """The text of a name starting at byte `start` of the `source` its tree was
+    parsed from (read there: a node's own text costs more)."""
+    return source[start : name.end_byte].decode("utf-8", "replace")
 
 
 def _name_parts(raw: str) -> tuple[str, ...]:
@@ -257,16 +247,17 @@ def _first_token_row(node: ts.Node, spec: LanguageSpec, depth: int) -> int | Non
 def _attached_siblings(node: ts.Node, start: ts.Point, spec: LanguageSpec) -> tuple[int, int]:
     """Extends the start (`node` starts at `start`) over decorators/attributes
     that precede the node as siblings (Rust `#[...]`, decorators in a TypeScript
-    class body): its row and position (see `_position`)."""
+    class body): its row and byte."""
     start_row = start[0]
+    start_byte = node.start_byte
     sibling = node.prev_named_sibling
     while sibling is not None and sibling.type in spec.attribute_nodes:
         if sibling.end_point.row < start_row - 1:
             break
-        start = sibling.start_point
-        start_row = start[0]
+        start_row = sibling.start_point.row
+        start_byte = sibling.start_byte
         sibling = sibling.prev_named_sibling
-    return start_row, _position(start)
+    return start_row, start_byte
 
 
 def _nothing_attached(lines: Sequence[str], start: ts.Point, clean: bool) -> bool:
@@ -391,7 +382,7 @@ def _nest(definitions: list[_Definition]) -> list[Symbol]:
     definitions.sort()
     # The definitions containing the current one: end byte, kind, path.
     stack: list[tuple[int, str, tuple[str, ...]]] = []
-    ordered: list[tuple[int, int, int, tuple[str, ...], str, int, str]] = []
+    symbols: list[Symbol] = []
     for start, minus_end, _, kind, parts, start_line, body_start, end_line, indent in definitions:
         while stack and stack[-1][0] <= start:
             stack.pop()
@@ -401,12 +392,15 @@ def _nest(definitions: list[_Definition]) -> list[Symbol]:
             kind = "method"
         stack.append((-minus_end, kind, path))
         if kind != "scope":
-            ordered.append((start_line, -end_line, len(ordered), path, kind, body_start, indent))
-    ordered.sort()
-    return [
-        Symbol(path, kind, start_line, body_start, -minus_end_line, indent)
-        for start_line, minus_end_line, _, path, kind, body_start, indent in ordered
-    ]
+            symbols.append(symbol_from_row((path, kind, start_line, body_start, end_line, indent)))
+    # By start line, then the longest first (sorts keep the order of equals).
+    symbols.sort(key=_END_LINE, reverse=True)
+    symbols.sort(key=_START_LINE)
+    return symbols
+
+
+_START_LINE = attrgetter("start_line")
+_END_LINE = attrgetter("end_line")
 
 
 def find_symbols(symbols: Sequence[Symbol], parts: Sequence[str]) -> list[Symbol]:
