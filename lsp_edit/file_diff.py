@@ -23,6 +23,7 @@ _WHOLE_BELOW = 2_000
 
 Match = tuple[int, int, int]  # a run of equal lines: old start, new start, length
 Opcode = tuple[str, int, int, int, int]  # as difflib's get_opcodes gives them
+Stretch = tuple[int, int, int, int]  # lines of both files: old start, old end, new start, new end
 
 
 def unified_diff(old: Sequence[str], new: Sequence[str], fromfile: str, tofile: str) -> str:
@@ -41,7 +42,7 @@ def _opcodes(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
     """What becomes of each line: difflib's matcher over the whole of a short file,
     a long one cut at its unique lines first."""
     if len(old) < _WHOLE_BELOW and len(new) < _WHOLE_BELOW:
-        matches = _matches_within(old, new, 0, len(old), 0, len(new))
+        matches = _matches_within(old, new, (0, len(old), 0, len(new)))
     else:
         matches = _matches_cut_at_unique_lines(old, new)
     return _to_opcodes(_joined(matches), len(old), len(new))
@@ -50,29 +51,24 @@ def _opcodes(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
 def _matches_cut_at_unique_lines(old: Sequence[str], new: Sequence[str]) -> list[Match]:
     """The runs of equal lines: the common start and end, the lines each side holds
     once and both hold in the same order, and the runs between those."""
-    head, tail = _equal_ends(old, new, 0, len(old), 0, len(new))
+    head, tail = _equal_ends(old, new, (0, len(old), 0, len(new)))
     old_end, new_end = len(old) - tail, len(new) - tail
     matches: list[Match] = [(0, 0, head)] if head else []
     old_at = new_at = head
     for old_line, new_line in _unique_in_order(old, new, head, old_end, new_end):
-        matches += _matches_between(old, new, old_at, old_line, new_at, new_line)
+        matches += _matches_between(old, new, (old_at, old_line, new_at, new_line))
         matches.append((old_line, new_line, 1))
         old_at, new_at = old_line + 1, new_line + 1
-    matches += _matches_between(old, new, old_at, old_end, new_at, new_end)
+    matches += _matches_between(old, new, (old_at, old_end, new_at, new_end))
     if tail:
         matches.append((old_end, new_end, tail))
     return matches
 
 
-def _equal_ends(
-    old: Sequence[str],
-    new: Sequence[str],
-    old_start: int,
-    old_end: int,
-    new_start: int,
-    new_end: int,
-) -> tuple[int, int]:
-    """How many lines two stretches share at their start, and then at their end."""
+def _equal_ends(old: Sequence[str], new: Sequence[str], stretch: Stretch) -> tuple[int, int]:
+    """How many lines the two sides of a stretch share at their start, and then at
+    their end."""
+    old_start, old_end, new_start, new_end = stretch
     limit = min(old_end - old_start, new_end - new_start)
     head = 0
     while head < limit and old[old_start + head] == new[new_start + head]:
@@ -83,20 +79,14 @@ def _equal_ends(
     return head, tail
 
 
-def _matches_between(
-    old: Sequence[str],
-    new: Sequence[str],
-    old_start: int,
-    old_end: int,
-    new_start: int,
-    new_end: int,
-) -> list[Match]:
+def _matches_between(old: Sequence[str], new: Sequence[str], stretch: Stretch) -> list[Match]:
     """The runs of equal lines in a stretch between two unique lines: the lines it
     starts and ends with on both sides, then difflib's runs in what is left."""
-    head, tail = _equal_ends(old, new, old_start, old_end, new_start, new_end)
+    old_start, old_end, new_start, new_end = stretch
+    head, tail = _equal_ends(old, new, stretch)
     matches: list[Match] = [(old_start, new_start, head)] if head else []
     matches += _matches_within(
-        old, new, old_start + head, old_end - tail, new_start + head, new_end - tail
+        old, new, (old_start + head, old_end - tail, new_start + head, new_end - tail)
     )
     if tail:
         matches.append((old_end - tail, new_end - tail, tail))
@@ -153,15 +143,9 @@ def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return run
 
 
-def _matches_within(
-    old: Sequence[str],
-    new: Sequence[str],
-    old_start: int,
-    old_end: int,
-    new_start: int,
-    new_end: int,
-) -> list[Match]:
+def _matches_within(old: Sequence[str], new: Sequence[str], stretch: Stretch) -> list[Match]:
     """The runs of equal lines difflib's matcher finds in one stretch."""
+    old_start, old_end, new_start, new_end = stretch
     if old_start == old_end or new_start == new_end:
         return []
     from difflib import SequenceMatcher
