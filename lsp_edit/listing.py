@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from functools import cached_property
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:  # imported where first needed: they cost start-up time
@@ -34,10 +35,10 @@ class FileListing:
         self._by_name: dict[str, set[str]] | None = None
         self._git: bool | None = None
 
-    @property
+    @cached_property
     def root(self) -> Path:
-        """The root as a `Path`: made when the files are first looked up, so that
-        `lsp-edit apply` imports `pathlib` only for a path naming no file."""
+        """The root as a `Path`: made once, when the files are first looked up, so
+        that `lsp-edit apply` imports `pathlib` only for a path naming no file."""
         from pathlib import Path
 
         return Path(self._root)
@@ -95,9 +96,9 @@ class FileListing:
     def _walk(self) -> Iterator[str]:
         """Every file under the root that the `.gitignore` files along the way do
         not ignore (the deepest file with a rule for a path decides)."""
-        specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
         from pathlib import Path
 
+        specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
         for folder, dirs, files in os.walk(self.root):
             relative = Path(folder).relative_to(self.root).as_posix()
             base = "" if relative == "." else relative + "/"

@@ -13,6 +13,7 @@ import os
 import stat
 from collections.abc import Callable, Sequence
 from errno import EBADF, ELOOP, ENOENT, ENOTDIR
+from functools import cached_property
 
 from lsp_edit.blocks.paths import LONGEST_PATH
 from lsp_edit.resolve.model import Refused
@@ -97,9 +98,10 @@ class Workspace:
             self._listing = FileListing(self.folder)
         return self._listing
 
-    @property
+    @cached_property
     def root(self) -> Path:
-        """The root, its symlinks resolved, as a `Path`."""
+        """The root, its symlinks resolved, as a `Path` (made once, when first asked
+        for: the language server asks at every path it shows)."""
         from pathlib import Path
 
         return Path(self.folder)

@@ -166,11 +166,10 @@ def emit_halves(
 
 def _half(lines: str) -> tuple[str, ...]:
     """The lines of one half of a two-half block read whole. (Most halves hold no byte
-    order mark: they are split in one step, as `split_block` splits, since a reply of
-    tiny blocks makes a million of them.)"""
-    if lines[:1] == "\ufeff":
-        return tuple(without_bom(split_block(lines)))
-    return tuple(lines[:-1].split("\n")) if lines else ()
+    order mark, and a reply of tiny blocks makes a million halves: only one that starts
+    with a mark is asked to drop it.)"""
+    split = split_block(lines)
+    return tuple(without_bom(split) if lines[:1] == "\ufeff" else split)
 
 
 def where(start: int, end: int) -> str:

@@ -181,7 +181,6 @@ def _definition(
     line = lines[body_start] if body_start < len(lines) else ""
     start_row = _comments_start(lines, start_row, spec, line[: len(line) - len(line.lstrip())])
     indent = line[: len(line) - len(line.lstrip(" \t"))]
-    end = node.end_point
     return (
         start,
         -node.end_byte,
@@ -190,7 +189,7 @@ def _definition(
         parts,
         start_row,
         body_start,
-        _end_line(node, end, first_row, lines),
+        _end_line(node, first_row, lines),
         indent,
     )
 
@@ -343,10 +342,11 @@ def _has_comment_mark(line: str) -> bool:
     return ("/" in line or "#" in line or "=end" in line) and bool(_COMMENT_MARK.search(line))
 
 
-def _end_line(node: ts.Node, end: ts.Point, start_row: int, lines: Sequence[str]) -> int:
-    """The exclusive end line of `node` (starting on `start_row`, ending at
-    `end`), leaving out comments that trail the definition (tree-sitter puts a
-    comment before a dedent inside the block above it)."""
+def _end_line(node: ts.Node, start_row: int, lines: Sequence[str]) -> int:
+    """The exclusive end line of `node` (starting on `start_row`), leaving out
+    comments that trail the definition (tree-sitter puts a comment before a
+    dedent inside the block above it)."""
+    end = node.end_point
     row = end.row
     # A trailing comment ends where the node does: where the node's last line
     # (or the one before, for a node ending with a line break) holds no comment
