@@ -31,7 +31,7 @@ test("the proposed file is the file's URI in the lsp-edit-proposed scheme", () =
 });
 
 test("reply documents are told by the same globs as the server's", () => {
-  assert.ok(isReply("/home/me/chat/answer.llm.md", ["**/*.llm.md"]));
-  assert.ok(!isReply("/home/me/README.md", ["**/*.llm.md"]));
+  assert.ok(isReply("/p/chat/answer.llm.md", ["**/*.llm.md"]));
+  assert.ok(!isReply("/p/README.md", ["**/*.llm.md"]));
   assert.ok(isReply("/p/replies/a.txt", ["**/replies/*.txt"]));
 });
