@@ -106,7 +106,9 @@ class User {
     await this.page.keyboard.press(key);
     await this.page.waitForSelector(".quick-input-widget:not([style*='display: none']) input");
     await this.page.keyboard.type(text);
-    await this.page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*='${text}']`);
+    // The focused row: a row of the list before it is filtered (recently used) may
+    // hold the text while another one is on top.
+    await this.page.waitForSelector(`.quick-input-list .monaco-list-row.focused[aria-label*='${text}']`);
     await this.page.keyboard.press("Enter");
   }
 
@@ -146,6 +148,60 @@ class User {
     return this.messages();
   }
 
+  /** The problems VS Code lists (Problems panel), as `file: message` lines, once they
+   * have stopped changing. */
+  async problems() {
+    await this.runCommand("Focus on Problems View");
+    const rows = this.page.locator(".markers-panel .monaco-list-row");
+    const read = async () => {
+      const out = [];
+      let file = "";
+      for (const row of await rows.all()) {
+        const label = (await row.getAttribute("aria-label")) ?? "";
+        if ((await row.getAttribute("aria-level")) === "1") {
+          file = (await row.locator(".label-name").first().innerText()).trim();
+        } else {
+          out.push(`${file}: ${label}`);
+        }
+      }
+      return out;
+    };
+    let last = await read();
+    for (let settled = 0; settled < 2; ) {
+      await this.page.waitForTimeout(1000);
+      const now = await read();
+      settled = JSON.stringify(now) === JSON.stringify(last) ? settled + 1 : 0;
+      last = now;
+    }
+    await this.runCommand("View: Focus Active Editor Group");
+    return last;
+  }
+
+  /** Every notification still listed in the notification center. */
+  async notificationCenter() {
+    await this.runCommand("Notifications: Show Notifications");
+    await this.page.waitForSelector(".notifications-center.visible", { timeout: 10_000 });
+    const texts = await this.page.locator(".notifications-center .notification-list-item-message").allInnerTexts();
+    await this.runCommand("Notifications: Hide Notifications");
+    return texts.map((text) => text.trim());
+  }
+
+  /** What the hover over the cursor shows (Show or Focus Hover). */
+  async hoverAtCursor() {
+    await this.runCommand("Show or Focus Hover");
+    const hover = this.page.locator(".monaco-hover:not(.hidden) .monaco-hover-content").first();
+    await hover.locator(".rendered-markdown").first().waitFor({ timeout: 10_000 });
+    const text = (await hover.innerText()).trim();
+    await this.page.keyboard.press("Escape");
+    return text;
+  }
+
+  /** The rows of the open quick pick. */
+  async quickPickRows() {
+    await this.page.waitForSelector(".quick-input-list .monaco-list-row");
+    return (await this.page.locator(".quick-input-list .monaco-list-row").allInnerTexts()).map((t) => t.trim());
+  }
+
   async codeLenses() {
     return (await this.page.locator(".contentWidgets .codelens-decoration").allInnerTexts()).map((t) => t.trim());
   }
@@ -170,6 +226,7 @@ const scenarios = {
     await user.page.waitForSelector(".contentWidgets .codelens-decoration a", { timeout: 30_000 });
     note("shown", { tab: await user.activeTab(), line: await user.cursorLine(), lenses: await user.codeLenses() });
     await user.shot("vscode-review");
+    note("hover", { text: await user.hoverAtCursor() });
 
     // The user types two lines at the top while the changes wait.
     await user.page.keyboard.press("Control+Home");
@@ -186,6 +243,7 @@ const scenarios = {
     note("next", { line: await user.cursorLine() });
     await user.page.keyboard.press("Alt+N");
     note("rejected", { status: await user.waitForStatus(/No pending changes/) });
+    note("decided", { notifications: await user.notificationCenter() });
     await user.page.keyboard.press("Control+S");
     await user.page.waitForSelector(".tab.active:not(.dirty)", { timeout: 30_000 });
     note("saved", { tab: await user.activeTab() });
@@ -209,6 +267,120 @@ const scenarios = {
     note("saved");
   },
 
+  /** Three blocks for one open file, accepted at once from the palette; saved and
+   * reverted; then three more, accepted from the `Accept all (3)` lens. */
+  async "accept-all"(user) {
+    await user.openFile("cart.py");
+    await user.openFile("three.md");
+    await user.runCommand("LSP Edit: Apply Reply from Active Editor");
+    note("proposed", { status: await user.waitForStatus(/3 pending changes/) });
+    await user.waitForTab("cart.py");
+    await user.runCommand("LSP Edit: Accept All Changes");
+    note("accepted", {
+      messages: await user.waitForMessage(/accepted/),
+      status: await user.waitForStatus(/No pending changes/),
+      problems: await user.problems(),
+      notifications: await user.notificationCenter(),
+    });
+    await user.page.keyboard.press("Control+S");
+    await user.page.waitForSelector(".tab.active:not(.dirty)", { timeout: 30_000 });
+    note("saved", { problems: await user.problems() });
+    await user.runCommand("File: Revert File");
+    note("reverted", { problems: await user.problems() });
+
+    await user.openFile("three-more.md");
+    await user.runCommand("LSP Edit: Apply Reply from Active Editor");
+    note("proposed again", { status: await user.waitForStatus(/3 pending changes/) });
+    await user.waitForTab("cart.py");
+    await user.runCommand("Notifications: Clear All Notifications");
+    const lens = user.page.locator(".contentWidgets .codelens-decoration a", { hasText: /^Accept all \(3\)$/ });
+    await lens.first().click();
+    note("accepted from the lens", {
+      messages: await user.waitForMessage(/accepted/),
+      status: await user.waitForStatus(/No pending changes/),
+      problems: await user.problems(),
+    });
+    await user.page.keyboard.press("Control+S");
+    await user.page.waitForSelector(".tab.active:not(.dirty)", { timeout: 30_000 });
+    note("saved again", { problems: await user.problems() });
+  },
+
+  /** A reply whose block names no file, applied by each command while a Markdown file
+   * (not a reply) has the focus: it goes to the source file looked at before. */
+  async "no-file-target"(user) {
+    const reply = readFileSync(join(given.workspace, "nofile.md"), "utf8");
+    await user.openFile("cart.py");
+    await user.openFile("README.md");
+    await user.page.evaluate((text) => navigator.clipboard.writeText(text), reply);
+    await user.runCommand("LSP Edit: Apply Reply from Clipboard");
+    note("clipboard", { status: await user.waitForStatus(/1 pending change/) });
+    await user.waitForTab("cart.py");
+    await user.runCommand("LSP Edit: Reject All Changes");
+    await user.waitForStatus(/No pending changes/);
+
+    await user.openFile("README.md");
+    await user.openFile("nofile.md");
+    await user.runCommand("LSP Edit: Apply Reply from Active Editor");
+    note("active editor", { status: await user.waitForStatus(/1 pending change/) });
+    await user.waitForTab("cart.py");
+    await user.runCommand("LSP Edit: Reject All Changes");
+    await user.waitForStatus(/No pending changes/);
+
+    await user.openFile("README.md");
+    await user.openFile("nofile.md");
+    await user.page.keyboard.press("Control+A");
+    await user.runCommand("LSP Edit: Apply Reply from Selection");
+    note("selection", { status: await user.waitForStatus(/1 pending change/) });
+    await user.waitForTab("cart.py");
+    await user.runCommand("LSP Edit: Reject All Changes");
+    await user.waitForStatus(/No pending changes/);
+
+    await user.openFile("README.md");
+    await user.openFile("notes.llm.md");
+    note("reply document", { status: await user.waitForStatus(/1 pending change/) });
+    await user.page.waitForSelector(".contentWidgets .codelens-decoration a", { timeout: 30_000 });
+    note("reply lenses", { lenses: await user.codeLenses(), problems: await user.problems() });
+  },
+
+  /** A reply with a block that applies and one that fails in a file that is not
+   * open: the list of changes names both, with the reason, and goes to the failure. */
+  async "failures-list"(user) {
+    await user.openFile("cart.py");
+    await user.openFile("reply.md");
+    await user.runCommand("LSP Edit: Apply Reply from Active Editor");
+    note("proposed", { status: await user.waitForStatus(/1 pending change/), messages: await user.waitForMessage(/not applied/) });
+    await user.runCommand("LSP Edit: List Changes");
+    const rows = await user.quickPickRows();
+    note("listed", { rows });
+    await user.page.keyboard.type("other.py");
+    await user.page.waitForTimeout(300);
+    await user.page.keyboard.press("Enter");
+    await user.waitForTab("other.py");
+    note("went", { tab: await user.activeTab(), line: await user.cursorLine(), problems: await user.problems() });
+  },
+
+  /** A block that only adds a line, accepted with the quick fix (Ctrl+.): the line is
+   * inserted once, also on disk. */
+  async "quick-fix-insert"(user) {
+    await user.openFile("cart.py");
+    await user.openFile("reply.md");
+    await user.runCommand("LSP Edit: Apply Reply from Active Editor");
+    note("proposed", { status: await user.waitForStatus(/1 pending change/) });
+    await user.waitForTab("cart.py");
+    await user.page.waitForTimeout(500);
+    await user.page.keyboard.press("Control+Period");
+    const accept = user.page.locator(".action-widget .monaco-list-row", { hasText: /Accept change/ }).first();
+    await accept.waitFor({ timeout: 30_000 });
+    // The preferred action, "Accept change", has the focus: Enter takes it.
+    note("actions", { rows: await user.page.locator(".action-widget .monaco-list-row").allInnerTexts() });
+    await user.page.locator(".action-widget .monaco-list-row.focused", { hasText: /Accept change/ }).waitFor();
+    await user.page.keyboard.press("Enter");
+    note("accepted", { status: await user.waitForStatus(/No pending changes/) });
+    await user.page.keyboard.press("Control+S");
+    await user.page.waitForSelector(".tab.active:not(.dirty)", { timeout: 30_000 });
+    note("saved", { problems: await user.problems() });
+  },
+
   /** A server command that does not exist: the user is told what to set. */
   async "no-server"(user) {
     note("started", { messages: await user.waitForMessage(/could not start its server/) });
@@ -220,7 +392,9 @@ async function main() {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   let user;
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
+    const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     await page.goto(`${url}/?folder=${encodeURIComponent(given.workspace)}`);
     await page.waitForSelector(".monaco-workbench .part.editor", { timeout: 60_000 });

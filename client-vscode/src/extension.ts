@@ -12,17 +12,28 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 
-import { additions, type Change, changeAt, pending, pickItems, proposeNotice, statusText } from "./logic/changes";
 import {
-  fileUriOf,
-  isReply,
-  PROPOSED_SCHEME,
-  proposedUri,
-  serverCommand,
-  startFailure,
-} from "./logic/server";
+  additions,
+  type Change,
+  changeAt,
+  type Decision,
+  decisionNotice,
+  notApplied,
+  type Notice,
+  pending,
+  pickItems,
+  plainText,
+  proposeNotice,
+  reviewState,
+  statusText,
+} from "./logic/changes";
+import { fileUriOf, isSource, PROPOSED_SCHEME, proposedUri, serverCommand, startFailure } from "./logic/server";
 
 let client: LanguageClient | undefined;
+
+/** How long a review notification stays at most: as long as VS Code shows an
+ * information message. */
+const REVIEW_NOTIFICATION_MS = 15_000;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const review = new Review(context);
@@ -33,9 +44,24 @@ export async function deactivate(): Promise<void> {
   await client?.stop();
 }
 
+/** The notification of a proposed reply's review: it says what waits, its bar how
+ * much is decided, and it closes once nothing of the reply waits, or after as long as
+ * VS Code shows a message (the status bar keeps the count). VS Code cannot close a
+ * plain message, which would stay in the notification center, saying what is no
+ * longer true: a progress notification is closed by its extension. */
+interface ReviewNotification {
+  text: string;
+  /** How many changes waited at first, and the share of them decided so far (%). */
+  total: number;
+  decided: number;
+  progress: vscode.Progress<{ message?: string; increment?: number }>;
+  end: () => void;
+}
+
 class Review {
   private changes: Change[] = [];
   private lastSource: vscode.Uri | undefined;
+  private readonly reviews = new Map<string, ReviewNotification>();
   private refreshing: NodeJS.Timeout | undefined;
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   private readonly output = vscode.window.createOutputChannel("LSP Edit");
@@ -64,6 +90,23 @@ class Review {
       documentSelector: [{ scheme: "file" }],
       initializationOptions: { lspEdit: settings() },
       outputChannel: this.output,
+      middleware: {
+        // The lenses and code actions run the server's commands directly: what they
+        // decided is told here, as for the palette's commands.
+        executeCommand: async (command, args, next) => {
+          const before = this.changes;
+          const result = await next(command, args);
+          this.tell(decisionNotice(command, (result ?? {}) as Decision, before));
+          return result;
+        },
+        // Diagnostics are plain text in VS Code.
+        handleDiagnostics: (uri, diagnostics, next) => {
+          for (const diagnostic of diagnostics) {
+            diagnostic.message = plainText(diagnostic.message);
+          }
+          next(uri, diagnostics);
+        },
+      },
     };
     client = new LanguageClient("lspEdit", "LSP Edit", serverOptions, clientOptions);
     try {
@@ -91,8 +134,8 @@ class Review {
       ["lsp-edit.rejectChange", () => this.decideAtCursor("lspEdit.reject")],
       ["lsp-edit.nextChange", () => this.step("lspEdit.next")],
       ["lsp-edit.previousChange", () => this.step("lspEdit.previous")],
-      ["lsp-edit.acceptAll", () => this.all("lspEdit.acceptAll", "accepted")],
-      ["lsp-edit.rejectAll", () => this.all("lspEdit.rejectAll", "rejected")],
+      ["lsp-edit.acceptAll", () => this.all("lspEdit.acceptAll")],
+      ["lsp-edit.rejectAll", () => this.all("lspEdit.rejectAll")],
       ["lsp-edit.showProposedDiff", () => this.showProposedDiff()],
       ["lsp-edit.copyInstructions", () => this.copyInstructions()],
       ["lsp-edit.listChanges", () => this.listChanges()],
@@ -148,10 +191,56 @@ class Review {
       return;
     }
     const count = pending(this.changes).length;
-    this.status.text = statusText(count);
+    this.status.text = statusText(count, notApplied(this.changes).length);
     await vscode.commands.executeCommand("setContext", "lspEdit.hasPendingChanges", count > 0);
     this.decorate();
     this.updateContext();
+    this.updateReviews();
+  }
+
+  /** Each review notification says what of its reply waits now, its bar how much is
+   * decided, and it ends with the review. */
+  private updateReviews(): void {
+    for (const [session, review] of this.reviews) {
+      const state = reviewState(this.changes, session, relativePath);
+      if (state === undefined) {
+        this.endReview(session);
+      } else if (state.text !== review.text) {
+        review.total = Math.max(review.total, state.waiting);
+        const decided = (100 * (review.total - state.waiting)) / review.total;
+        review.progress.report({ message: state.text, increment: Math.max(decided - review.decided, 0) });
+        review.text = state.text;
+        review.decided = Math.max(decided, review.decided);
+      }
+    }
+  }
+
+  private followReview(session: string): void {
+    if (this.reviews.has(session)) {
+      return;
+    }
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: "LSP Edit" },
+      (progress) =>
+        new Promise<void>((end) => {
+          this.reviews.set(session, { text: "", total: 0, decided: 0, progress, end });
+          this.updateReviews();
+        }),
+    );
+    setTimeout(() => this.endReview(session), REVIEW_NOTIFICATION_MS);
+  }
+
+  private endReview(session: string): void {
+    this.reviews.get(session)?.end();
+    this.reviews.delete(session);
+  }
+
+  private tell(notice: Notice | undefined): void {
+    if (notice?.level === "warning") {
+      void vscode.window.showWarningMessage(notice.text);
+    } else if (notice) {
+      void vscode.window.showInformationMessage(notice.text);
+    }
   }
 
   private decorate(): void {
@@ -175,12 +264,14 @@ class Review {
     void vscode.commands.executeCommand("setContext", "lspEdit.changeAtCursor", Boolean(here));
   }
 
-  /** The source file the user looks at: where a reply that names no file goes. */
+  /** The source file the user looks at: where a reply that names no file goes (see
+   * `isSource`: Markdown and plain text, where replies are kept, are none). */
   private noteActive(editor: vscode.TextEditor | undefined): void {
-    const uri = editor?.document.uri;
-    if (!uri || uri.scheme !== "file" || isReply(uri.path, replyGlobs())) {
+    const document = editor?.document;
+    if (!document || !isSource(document.uri.scheme, document.uri.path, document.languageId, replyGlobs())) {
       return;
     }
+    const uri = document.uri;
     this.lastSource = uri;
     void client?.sendNotification(DidChangeConfigurationNotification.type, {
       settings: { lspEdit: { uri: uri.toString() } },
@@ -214,10 +305,6 @@ class Review {
   /** The default target for a reply held in `holder`: the source file looked at
    * last, unless that is the reply itself. */
   private targetBeside(holder: vscode.Uri | undefined): vscode.Uri | undefined {
-    const active = vscode.window.activeTextEditor?.document.uri;
-    if (holder === undefined && active?.scheme === "file" && !isReply(active.path, replyGlobs())) {
-      return active;
-    }
     return this.lastSource && this.lastSource.toString() !== holder?.toString() ? this.lastSource : undefined;
   }
 
@@ -231,19 +318,25 @@ class Review {
       argument.uri = target.toString();
     }
     const result = await this.exec("lspEdit.propose", argument);
-    await this.refresh();
     const made = result.changes as Change[];
+    await this.refresh();
+    if (pending(made).length > 0) {
+      this.followReview(result.session as string);
+    }
     const notice = proposeNotice(made, result.summary as string);
-    const copy = "Copy Summary for the LLM";
-    const shown =
-      notice.level === "warning"
-        ? vscode.window.showWarningMessage(notice.text, copy)
-        : vscode.window.showInformationMessage(notice.text);
-    void shown.then(async (chosen) => {
-      if (chosen === copy) {
-        await vscode.env.clipboard.writeText(result.summary as string);
-      }
-    });
+    if (notice?.level === "warning") {
+      const copy = "Copy Summary for the LLM";
+      const list = "List Changes";
+      void vscode.window.showWarningMessage(notice.text, copy, list).then(async (chosen) => {
+        if (chosen === copy) {
+          await vscode.env.clipboard.writeText(result.summary as string);
+        } else if (chosen === list) {
+          await this.listChanges();
+        }
+      });
+    } else {
+      this.tell(notice);
+    }
     // The reply's first pending change is shown at once: the review starts there.
     const first = pending(made)[0];
     if (first) {
@@ -265,9 +358,7 @@ class Review {
       return;
     }
     const result = await this.exec(command, { id: change.id });
-    if (result.message) {
-      void vscode.window.showWarningMessage(`LSP Edit: ${result.message as string}`);
-    }
+    this.tell(decisionNotice(command, result as Decision, this.changes));
     await this.refresh();
   }
 
@@ -284,10 +375,11 @@ class Review {
     }
   }
 
-  private async all(command: string, done: string): Promise<void> {
+  private async all(command: "lspEdit.acceptAll" | "lspEdit.rejectAll"): Promise<void> {
+    await this.refresh();
+    const before = this.changes;
     const result = await this.exec(command, {});
-    const count = (result.changes as Change[]).filter((change) => change.status === done).length;
-    void vscode.window.showInformationMessage(`LSP Edit: ${count} ${count === 1 ? "change" : "changes"} ${done}.`);
+    this.tell(decisionNotice(command, result as Decision, before));
     await this.refresh();
   }
 
@@ -312,21 +404,66 @@ class Review {
     void vscode.window.showInformationMessage(`LSP Edit: the ${mode} instructions are on the clipboard.`);
   }
 
+  /** Every pending change, then every block not applied with its reason: picking one
+   * goes to it (a failure: to its problem, in a file open or not). */
   private async listChanges(): Promise<void> {
     await this.refresh();
-    const items = pickItems(this.changes, (uri) => vscode.workspace.asRelativePath(vscode.Uri.parse(uri)));
-    if (items.length === 0) {
-      void vscode.window.showInformationMessage("LSP Edit: no pending change.");
+    const list = pickItems(this.changes, relativePath);
+    if (list.pending.length === 0 && list.notApplied.length === 0) {
+      void vscode.window.showInformationMessage("LSP Edit: no pending change, and no block that failed.");
       return;
     }
-    const chosen = await vscode.window.showQuickPick(items, { placeHolder: "Pending changes: pick one to go to it" });
-    if (chosen?.change.uri) {
-      const start = chosen.change.range?.start ?? { line: 0, character: 0 };
-      const position = new vscode.Position(start.line, 0);
-      const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(chosen.change.uri));
-      await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position) });
+    type Item = vscode.QuickPickItem & { change?: Change };
+    const separator = (label: string): Item => ({ label, kind: vscode.QuickPickItemKind.Separator });
+    const items: Item[] = [
+      ...(list.pending.length > 0 ? [separator("Pending"), ...list.pending] : []),
+      ...(list.notApplied.length > 0 ? [separator("Not applied"), ...list.notApplied] : []),
+    ];
+    const chosen = await vscode.window.showQuickPick(items, {
+      placeHolder: "Pending changes and blocks not applied: pick one to go to it",
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    if (chosen?.change) {
+      await this.goTo(chosen.change);
     }
   }
+
+  private async goTo(change: Change): Promise<void> {
+    const where = change.status === "pending" ? undefined : problemOf(change.id);
+    if (where) {
+      await this.reveal(where.uri, where.range.start.line);
+    } else if (change.uri) {
+      await this.reveal(vscode.Uri.parse(change.uri), change.range?.start.line ?? 0);
+    } else if (change.block) {
+      await this.reveal(vscode.Uri.parse(change.block.uri), change.block.range.start.line);
+    } else {
+      void vscode.window.showWarningMessage(plainText(`LSP Edit: ${change.description}: ${change.message ?? change.status}`));
+    }
+  }
+
+  private async reveal(uri: vscode.Uri, line: number): Promise<void> {
+    const position = new vscode.Position(line, 0);
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position) });
+  }
+}
+
+/** Where the server shows a change's problem: the diagnostic that carries its id. */
+function problemOf(id: string): { uri: vscode.Uri; range: vscode.Range } | undefined {
+  for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
+    for (const diagnostic of diagnostics) {
+      const data = (diagnostic as { data?: { id?: unknown } }).data;
+      if (diagnostic.source === "lsp-edit" && data?.id === id) {
+        return { uri, range: diagnostic.range };
+      }
+    }
+  }
+  return undefined;
+}
+
+function relativePath(uri: string): string {
+  return vscode.workspace.asRelativePath(vscode.Uri.parse(uri));
 }
 
 function settings(): Record<string, unknown> {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -128,11 +129,18 @@ def test_a_reply_is_reviewed_with_the_keyboard_and_typing_never_misplaces_a_chan
     assert {"Accept", "Reject"} <= {
         part.strip() for lens in steps["shown"]["lenses"] for part in lens.split("|")
     }
+    # The hover's first row is the diagnostic, which VS Code shows as plain text: no
+    # Markdown (`code`) in it, nor in the Markdown part below it.
+    hover = steps["hover"]["text"]
+    assert "Replace 2 lines with 3: Change to" in hover
+    assert "`" not in hover, hover
     next_lines = [step["line"] for step in saw["steps"] if step["step"] == "next"]
     # Two lines typed at the top: the changes moved down with their lines.
     assert next_lines == [7, 12]
     assert steps["accepted"]["status"] == "1 pending change"
     assert steps["rejected"]["status"] == "No pending changes"
+    # Once the last change is decided, nothing says changes are pending.
+    assert not [n for n in steps["decided"]["notifications"] if "pending" in n]
 
     expected = TYPED + CART.replace(
         "    def add(self, item):\n        self.items.append(item)\n",
@@ -176,3 +184,225 @@ def test_a_server_that_does_not_start_tells_the_user_what_to_set(tmp_path: Path)
     message = " ".join(saw["steps"][0]["messages"])
     assert "could not start its server" in message
     assert "lspEdit.server.command" in message
+
+
+THREE = """\
+Three changes to the cart.
+
+src/cart.py
+<<<<<<< SEARCH
+    def __init__(self):
+        self.items = []
+=======
+    def __init__(self, owner):
+        self.owner = owner
+        self.items = []
+>>>>>>> REPLACE
+
+src/cart.py
+<<<<<<< SEARCH
+        self.items.append(item)
+=======
+        self.items.append(item)
+        return len(self.items)
+>>>>>>> REPLACE
+
+src/cart.py
+<<<<<<< SEARCH
+        return sum(item.price for item in self.items)
+=======
+        return round(sum(item.price for item in self.items), 2)
+>>>>>>> REPLACE
+"""
+
+THREE_MORE = """\
+Three more.
+
+src/cart.py
+<<<<<<< SEARCH
+class Cart:
+=======
+class Cart:
+    \"\"\"What a customer buys.\"\"\"
+>>>>>>> REPLACE
+
+src/cart.py
+<<<<<<< SEARCH
+        return len(self.items)
+=======
+        return self.count()
+>>>>>>> REPLACE
+
+src/cart.py
+<<<<<<< SEARCH
+        return round(sum(item.price for item in self.items), 2)
+=======
+        return round(sum(item.price for item in self.items), 2)
+
+    def count(self):
+        return len(self.items)
+>>>>>>> REPLACE
+"""
+
+CART_AFTER_THREE = """\
+class Cart:
+    def __init__(self, owner):
+        self.owner = owner
+        self.items = []
+
+    def add(self, item):
+        self.items.append(item)
+        return len(self.items)
+
+    def total(self):
+        return round(sum(item.price for item in self.items), 2)
+"""
+
+CART_AFTER_SIX = """\
+class Cart:
+    \"\"\"What a customer buys.\"\"\"
+    def __init__(self, owner):
+        self.owner = owner
+        self.items = []
+
+    def add(self, item):
+        self.items.append(item)
+        return self.count()
+
+    def total(self):
+        return round(sum(item.price for item in self.items), 2)
+
+    def count(self):
+        return len(self.items)
+"""
+
+
+def lsp_edit_problems(problems: list[str]) -> list[str]:
+    return [problem for problem in problems if "lsp-edit" in problem]
+
+
+@pytest.mark.usefixtures("vscode")
+def test_accept_all_says_how_many_changes_it_accepted_and_leaves_no_problem(
+    tmp_path: Path,
+) -> None:
+    folder = project(tmp_path)
+    (folder / "three.md").write_text(THREE)
+    (folder / "three-more.md").write_text(THREE_MORE)
+    saw = drive("accept-all", tmp_path, [str(SERVER), "serve"])
+    steps = {step["step"]: step for step in saw["steps"]}
+
+    assert steps["proposed"]["status"] == "3 pending changes"
+    assert "LSP Edit: 3 changes accepted." in steps["accepted"]["messages"]
+    assert steps["accepted"]["status"] == "No pending changes"
+    for step in ("accepted", "saved", "reverted", "accepted from the lens", "saved again"):
+        assert lsp_edit_problems(steps[step]["problems"]) == [], step
+    assert not [n for n in steps["accepted"]["notifications"] if "pending" in n]
+    # The lens runs the server's command: the client tells its outcome too.
+    assert "LSP Edit: 3 changes accepted." in steps["accepted from the lens"]["messages"]
+    assert (folder / "src" / "cart.py").read_text() == CART_AFTER_SIX
+
+
+NO_FILE = """\
+Round the total.
+
+```python:Cart-total
+def total(self):
+    return round(sum(item.price for item in self.items), 2)
+```
+"""
+
+
+@pytest.mark.usefixtures("vscode")
+def test_a_block_that_names_no_file_goes_to_the_source_file_not_to_markdown(
+    tmp_path: Path,
+) -> None:
+    folder = project(tmp_path)
+    readme = "# The shop\n\nA cart.\n"
+    (folder / "README.md").write_text(readme)
+    (folder / "nofile.md").write_text(NO_FILE)
+    (folder / "notes.llm.md").write_text(NO_FILE)
+    saw = drive("no-file-target", tmp_path, [str(SERVER), "serve"])
+    steps = {step["step"]: step for step in saw["steps"]}
+
+    # Each time the change is in cart.py, shown there (the driver waits for its tab).
+    for step in ("clipboard", "active editor", "selection"):
+        assert steps[step]["status"] == "1 pending change", step
+    assert steps["reply document"]["status"] == "1 pending change"
+    assert any("pending in src/cart.py" in lens for lens in steps["reply lenses"]["lenses"])
+    problems = lsp_edit_problems(steps["reply lenses"]["problems"])
+    assert problems and all(problem.startswith("cart.py: ") for problem in problems), problems
+    assert (folder / "README.md").read_text() == readme
+    assert (folder / "src" / "cart.py").read_text() == CART
+
+
+OTHER = """\
+def discount(total):
+    return total
+"""
+
+ONE_GOOD_ONE_FAILING = """\
+src/cart.py
+<<<<<<< SEARCH
+        return sum(item.price for item in self.items)
+=======
+        return round(sum(item.price for item in self.items), 2)
+>>>>>>> REPLACE
+
+src/other.py
+<<<<<<< SEARCH
+def discount(total, rate):
+    return total * (1 - rate)
+=======
+def discount(total, rate=0.1):
+    return total * (1 - rate)
+>>>>>>> REPLACE
+"""
+
+
+@pytest.mark.usefixtures("vscode")
+def test_the_list_of_changes_holds_failures_with_their_reason_and_goes_to_them(
+    tmp_path: Path,
+) -> None:
+    folder = project(tmp_path)
+    (folder / "src" / "other.py").write_text(OTHER)
+    (folder / "reply.md").write_text(ONE_GOOD_ONE_FAILING)
+    saw = drive("failures-list", tmp_path, [str(SERVER), "serve"])
+    steps = {step["step"]: step for step in saw["steps"]}
+
+    rows = steps["listed"]["rows"]
+    assert any("src/cart.py" in row for row in rows), rows
+    failed = [row for row in rows if "src/other.py" in row]
+    assert len(failed) == 1, rows
+    assert "not-found" in failed[0] or "not found" in failed[0], failed
+    # other.py was never opened: the list opens it, at the failure's problem.
+    assert steps["went"]["tab"] == "other.py"
+    problems = [p for p in lsp_edit_problems(steps["went"]["problems"]) if "other.py" in p]
+    assert len(problems) == 1, steps["went"]["problems"]
+    line = re.search(r"at line (\d+)", problems[0])
+    assert line and steps["went"]["line"] == int(line.group(1)), problems
+
+
+INSERT = """\
+src/cart.py
+<<<<<<< SEARCH
+        self.items.append(item)
+=======
+        self.items.append(item)
+        self.count = len(self.items)
+>>>>>>> REPLACE
+"""
+
+
+@pytest.mark.usefixtures("vscode")
+def test_a_pure_insertion_accepted_with_the_quick_fix_is_inserted_once(tmp_path: Path) -> None:
+    folder = project(tmp_path)
+    (folder / "reply.md").write_text(INSERT)
+    saw = drive("quick-fix-insert", tmp_path, [str(SERVER), "serve"])
+    steps = {step["step"]: step for step in saw["steps"]}
+
+    assert steps["accepted"]["status"] == "No pending changes"
+    assert lsp_edit_problems(steps["saved"]["problems"]) == []
+    assert (folder / "src" / "cart.py").read_text() == CART.replace(
+        "        self.items.append(item)\n",
+        "        self.items.append(item)\n        self.count = len(self.items)\n",
+    )

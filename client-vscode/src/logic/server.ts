@@ -74,3 +74,13 @@ function globPattern(glob: string): RegExp {
   }
   return new RegExp(`^${out}$`);
 }
+
+/** Languages of the documents replies are kept in: never a reply's default target. */
+export const PROSE_LANGUAGES: readonly string[] = ["markdown", "plaintext"];
+
+/** Whether a document is a *source file*: where a reply whose blocks name no file
+ * goes when it was the last one focused. A file on disk that is not a reply document
+ * (`replyGlobs`) and not Markdown or plain text, the documents replies are kept in. */
+export function isSource(scheme: string, path: string, languageId: string, globs: readonly string[]): boolean {
+  return scheme === "file" && !PROSE_LANGUAGES.includes(languageId) && !isReply(path, globs);
+}

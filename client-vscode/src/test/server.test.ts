@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { fileUriOf, isReply, proposedUri, serverCommand, startFailure } from "../logic/server";
+import { fileUriOf, isReply, isSource, proposedUri, serverCommand, startFailure } from "../logic/server";
 
 test("the configured command wins", () => {
   assert.deepEqual(serverCommand(["/opt/lsp-edit", "serve", "--log-file", "x"], () => true, "/usr/bin/python3"), {
@@ -34,4 +34,15 @@ test("reply documents are told by the same globs as the server's", () => {
   assert.ok(isReply("/p/chat/answer.llm.md", ["**/*.llm.md"]));
   assert.ok(!isReply("/p/README.md", ["**/*.llm.md"]));
   assert.ok(isReply("/p/replies/a.txt", ["**/replies/*.txt"]));
+});
+
+test("a source file is a file on disk that is neither a reply nor Markdown or plain text", () => {
+  const globs = ["**/*.llm.md"];
+  assert.ok(isSource("file", "/p/src/cart.py", "python", globs));
+  assert.ok(isSource("file", "/p/package.json", "json", globs));
+  assert.ok(!isSource("file", "/p/README.md", "markdown", globs));
+  assert.ok(!isSource("file", "/p/notes.txt", "plaintext", globs));
+  assert.ok(!isSource("file", "/p/chat/answer.llm.md", "markdown", globs));
+  assert.ok(!isSource("untitled", "Untitled-1", "python", globs));
+  assert.ok(!isSource("file", "/p/replies/a.py", "python", ["**/replies/**"]));
 });
