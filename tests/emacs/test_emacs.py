@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.nvim.test_neovim import ADD, CART, TOTAL, changed, search_replace
+from tests.nvim.test_neovim import ADD, CART, ONE_CHANGE, TOTAL, changed, search_replace
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "emacs.md"
@@ -48,10 +48,10 @@ def emacs() -> str:
     return found
 
 
-def drive(emacs: str, tmp_path: Path, **given: Any) -> dict[str, Any]:
+def drive(emacs: str, tmp_path: Path, original: str = CART, **given: Any) -> dict[str, Any]:
     project = tmp_path / "project"
     (project / "shop").mkdir(parents=True)
-    (project / "shop" / "cart.py").write_text(CART)
+    (project / "shop" / "cart.py").write_text(original)
     # Eglot lists a git project's files when the server watches them.
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (tmp_path / "config.el").write_text(configuration())
@@ -113,3 +113,23 @@ def test_a_reply_is_reviewed_in_eglot_and_the_decisions_reach_the_disk(
     expected = typed + "\n" + changed(CART, ADD)
     assert seen["buffer"] == expected
     assert (tmp_path / "project" / "shop" / "cart.py").read_text() == expected
+
+
+@pytest.mark.parametrize("kind", list(ONE_CHANGE))
+def test_a_change_accepted_through_its_code_action_is_written_once(
+    emacs: str, tmp_path: Path, kind: str
+) -> None:
+    original, change = ONE_CHANGE[kind]
+    seen = drive(
+        emacs,
+        tmp_path,
+        original=original,
+        scenario="accept_one",
+        file="shop/cart.py",
+        reply=search_replace(*change),
+    )
+    expected = changed(original, change)
+    assert seen["buffer"] == expected
+    assert (tmp_path / "project" / "shop" / "cart.py").read_text() == expected
+    assert seen["statuses"] == ["applied"]
+    assert seen["diagnostics"] == []

@@ -17,7 +17,13 @@ vim.notify = function(message, level)
 end
 
 vim.opt.runtimepath:append(env.LSP_EDIT_REPO .. '/editors/neovim')
-local lsp_edit = require('lsp_edit').setup({ cmd = { env.LSP_EDIT_SERVER, 'serve' } })
+-- LSP_EDIT_RECORD: the server runs behind tests/nvim/recorder.py, which writes there
+-- the messages in the order Neovim sent them.
+local server = { env.LSP_EDIT_SERVER, 'serve' }
+if env.LSP_EDIT_RECORD then
+  server = { env.LSP_EDIT_PYTHON, env.LSP_EDIT_REPO .. '/tests/nvim/recorder.py', env.LSP_EDIT_RECORD, unpack(server) }
+end
+local lsp_edit = require('lsp_edit').setup({ cmd = server })
 
 local function wait_for(what, condition)
   if not vim.wait(WAIT, condition, 20) then
@@ -328,6 +334,50 @@ function scenarios.reply_document()
   vim.cmd('LspEditAccept')
   wait_pending(cart, 1)
   out.buffer = lines(cart)
+end
+
+-- One change accepted through its "Accept change" code action (`]r` then the accept
+-- key, or Neovim's own code action menu) or with :LspEditAccept, then written.
+function scenarios.accept_one()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, 1)
+  wait_for('the keys', function()
+    return has_key(cart, ']r')
+  end)
+  api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.cmd('normal ]r')
+  out.cursor = cursor_line()
+  if input.how == 'key' then
+    vim.cmd('normal \\ra')
+  elseif input.how == 'menu' then
+    vim.ui.select = function(items, _, on_choice)
+      for index, item in ipairs(items) do
+        local action = item.action or item[2]
+        if action.title:sub(1, #'Accept change') == 'Accept change' then
+          return on_choice(item, index)
+        end
+      end
+      on_choice(nil, nil)
+    end
+    vim.lsp.buf.code_action()
+  else
+    vim.cmd('LspEditAccept')
+  end
+  -- Decided (or not) once nothing is pending; whatever else the server sends (an
+  -- edit of its own) arrives within the half second after.
+  vim.wait(WAIT, function()
+    return count_status(listed(cart), 'pending') == 0
+  end, 100)
+  vim.wait(500)
+  out.statuses = {}
+  for _, change in ipairs(listed(cart)) do
+    table.insert(out.statuses, change.status)
+  end
+  out.diagnostics = ours(cart)
+  out.buffer = lines(cart)
+  save(cart, input.file)
 end
 
 local ok, err = xpcall(function()

@@ -86,8 +86,11 @@ def version_of(path: str) -> str:
     return first.stdout.split()[1] if first.stdout else "unknown"
 
 
-def drive(nvim: str, project: Path, scenario: str, **given: Any) -> dict[str, Any]:
-    """Runs one scenario in a fresh Neovim in `project` and returns what it saw."""
+def drive(
+    nvim: str, project: Path, scenario: str, *, record: bool = False, **given: Any
+) -> dict[str, Any]:
+    """Runs one scenario in a fresh Neovim in `project` and returns what it saw; with
+    `record`, also the messages Neovim sent the server, in order (`sent`)."""
     given["scenario"] = scenario
     given.setdefault("file", "shop/cart.py")
     given.setdefault("original", CART)
@@ -103,6 +106,10 @@ def drive(nvim: str, project: Path, scenario: str, **given: Any) -> dict[str, An
         "XDG_DATA_HOME": str(project.parent / "data"),
         "XDG_CONFIG_HOME": str(project.parent / "config"),
     }
+    recorded = project.parent / "sent.jsonl"
+    if record:
+        environment["LSP_EDIT_RECORD"] = str(recorded)
+        environment["LSP_EDIT_PYTHON"] = sys.executable
     command = ["timeout", "60", nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n"]
     command += ["-c", f"luafile {DRIVER}"]
     finished = subprocess.run(
@@ -117,6 +124,8 @@ def drive(nvim: str, project: Path, scenario: str, **given: Any) -> dict[str, An
     assert "deprecated" not in finished.stderr, finished.stderr
     warnings = [n["message"] for n in seen["notifications"] if n["level"] >= 3]
     seen["warnings"] = warnings
+    if record:
+        seen["sent"] = [json.loads(line) for line in recorded.read_text().splitlines()]
     return seen
 
 
@@ -279,3 +288,58 @@ def test_a_reply_document_makes_changes_pending_as_its_lines_are_appended(
     assert seen["cart_unchanged"]
     assert seen["buffer"] == changed(CART, ADD)
     assert seen["warnings"] == []
+
+
+# Each kind of change, accepted in each way, is written exactly once (issue 19, 9a: the
+# code action's edit, then `lspEdit.accept` sending the same edit again): an insertion
+# (REPLACE is SEARCH plus a line), a deletion of a line next to an identical one (the
+# edit can slide onto the neighbour), a replacement.
+TWICE = "        self.items.append(item)\n"
+ONE_CHANGE = {
+    "insertion": (CART, (ADD[0], ADD[0] + "        self.count += 1\n")),
+    "deletion": (CART.replace(TWICE, TWICE * 2), (TWICE * 2 + "\n", TWICE + "\n")),
+    "replacement": (CART, TOTAL),
+}
+
+
+def commands_and_edits(sent: list[dict[str, Any]]) -> list[str]:
+    """What Neovim sent that changes text or decides: didChange and the commands."""
+    out = []
+    for message in sent:
+        if message["dir"] == "in" and message["method"] == "textDocument/didChange":
+            out.append("didChange")
+        elif message["dir"] == "in" and message.get("command") in ("lspEdit.accept",):
+            out.append(message["command"])
+    return out
+
+
+@pytest.mark.parametrize("how", ["key", "menu", "command"])
+@pytest.mark.parametrize("kind", list(ONE_CHANGE))
+def test_a_change_accepted_through_its_code_action_or_command_is_written_once(
+    nvim: str, project: Path, kind: str, how: str
+) -> None:
+    original, change = ONE_CHANGE[kind]
+    (project / "shop" / "cart.py").write_text(original)
+    seen = drive(
+        nvim,
+        project,
+        "accept_one",
+        record=True,
+        how=how,
+        original=original,
+        reply=search_replace(*change),
+    )
+    expected = changed(original, change)
+    assert seen["buffer"] == expected
+    assert (project / "shop" / "cart.py").read_text() == expected
+    assert seen["statuses"] == ["applied"]
+    assert seen["diagnostics"] == []
+    assert seen["warnings"] == []
+    # What the server can rely on: a code action's edit reaches it (one didChange,
+    # flushed at once whatever the debounce) before the command the action runs;
+    # :LspEditAccept sends the command, and the server's edit comes back as a didChange.
+    order = commands_and_edits(seen["sent"])
+    if how == "command":
+        assert order == ["lspEdit.accept", "didChange"]
+    else:
+        assert order == ["didChange", "lspEdit.accept"]
