@@ -154,6 +154,52 @@ local function count_status(changes, status)
   return count
 end
 
+-- The code lenses a buffer shows: { line, text } for each line that has some.
+local function lenses(bufnr)
+  local client = client_of(bufnr)
+  local namespace = vim.lsp.codelens.__namespaces[client.id]
+  local found = {}
+  for _, mark in ipairs(api.nvim_buf_get_extmarks(bufnr, namespace, 0, -1, { details = true })) do
+    local text = {}
+    for _, chunk in ipairs(mark[4].virt_text or {}) do
+      table.insert(text, chunk[1])
+    end
+    table.insert(found, { line = mark[2], text = table.concat(text) })
+  end
+  table.sort(found, function(a, b)
+    return a.line < b.line
+  end)
+  return found
+end
+
+-- Waits until a buffer shows `wanted` lenses (line -> the lenses' titles, in any
+-- order), and returns what it shows then (or at the timeout).
+local function wait_lenses(bufnr, wanted)
+  local function parts(text)
+    local found = vim.split(text, ' | ', { plain = true })
+    table.sort(found)
+    return found
+  end
+  local function shows()
+    local seen = {}
+    for _, lens in ipairs(lenses(bufnr)) do
+      seen[tostring(lens.line)] = lens.text
+    end
+    return seen
+  end
+  local function same()
+    local seen = shows()
+    for line, text in pairs(wanted) do
+      if not seen[line] or not vim.deep_equal(parts(seen[line]), parts(text)) then
+        return false
+      end
+    end
+    return vim.tbl_count(seen) == vim.tbl_count(wanted)
+  end
+  vim.wait(WAIT, same, 20)
+  return shows()
+end
+
 local function scratch_reply(text)
   vim.cmd('new')
   local bufnr = api.nvim_get_current_buf()
@@ -378,6 +424,27 @@ function scenarios.accept_one()
   out.diagnostics = ours(cart)
   out.buffer = lines(cart)
   save(cart, input.file)
+end
+
+-- The lenses of a reply document and of its file follow the review with no manual
+-- refresh: while the reply streams in, and after a block is accepted from the reply.
+function scenarios.reply_lenses()
+  local cart = open(input.file)
+  local answer = open(input.answer)
+  local reply_lines = vim.split(input.reply, '\n', { plain = true })
+  table.remove(reply_lines)
+  api.nvim_buf_set_lines(answer, 0, -1, false, { reply_lines[1] })
+  for i = 2, #reply_lines do
+    api.nvim_buf_set_lines(answer, -1, -1, false, { reply_lines[i] })
+    vim.wait(10)
+  end
+  out.streamed = wait_lenses(answer, input.streamed)
+  goto_line(answer, input.block_line)
+  vim.cmd('LspEditAccept')
+  wait_pending(cart, 1)
+  out.after_accept = wait_lenses(answer, input.after_accept)
+  api.nvim_win_set_buf(0, cart)
+  out.file_after_accept = wait_lenses(cart, input.file_after_accept)
 end
 
 local ok, err = xpcall(function()

@@ -343,3 +343,45 @@ def test_a_change_accepted_through_its_code_action_or_command_is_written_once(
         assert order == ["lspEdit.accept", "didChange"]
     else:
         assert order == ["didChange", "lspEdit.accept"]
+
+
+def test_the_lenses_of_a_reply_and_its_file_follow_the_review_without_a_refresh(
+    nvim: str, project: Path
+) -> None:
+    reply = (
+        "I will make two changes to the cart.\n\n"
+        + search_replace(*ADD)
+        + "\nThen the total:\n\n"
+        + search_replace(*TOTAL)
+    )
+    first_block, second_block = "3", "13"  # 0-based lines of the blocks' first lines
+    streamed = {
+        first_block: "pending in shop/cart.py:7 | Accept | Reject | Go to change",
+        second_block: "pending in shop/cart.py:10 | Accept | Reject | Go to change",
+    }
+    after_accept = {
+        first_block: "applied | Go to change",
+        second_block: "pending in shop/cart.py:11 | Accept | Reject | Go to change",
+    }
+    file_after_accept = {"0": "Accept all (1) | Reject all", "10": "Accept | Reject"}
+    seen = drive(
+        nvim,
+        project,
+        "reply_lenses",
+        answer="answer.llm.md",
+        reply=reply,
+        block_line="        if item not in self.items:",
+        streamed=streamed,
+        after_accept=after_accept,
+        file_after_accept=file_after_accept,
+    )
+    assert parts(seen["streamed"]) == parts(streamed)
+    assert parts(seen["after_accept"]) == parts(after_accept)
+    assert parts(seen["file_after_accept"]) == parts(file_after_accept)
+    assert seen["warnings"] == []
+
+
+def parts(lenses: dict[str, str] | list[Any]) -> dict[str, list[str]]:
+    """Each line's lenses, in any order: Neovim 0.10+ sorts a line's lenses by column,
+    and every lens of lsp-edit starts at column 0."""
+    return {line: sorted(text.split(" | ")) for line, text in dict(lenses or {}).items()}

@@ -688,18 +688,7 @@ local function unmap_keys(bufnr)
   mapped[bufnr] = nil
 end
 
-local function refresh_lenses(bufnr)
-  if not config.code_lens or bufnr ~= api.nvim_get_current_buf() then
-    return
-  end
-  if has('0.10') then
-    vim.lsp.codelens.refresh({ bufnr = bufnr })
-  else
-    vim.lsp.codelens.refresh()
-  end
-end
-
--- Neovim before 0.8 keeps showing the old lenses when a server answers with none.
+-- Neovim up to 0.7 keeps showing the old lenses when a server answers with none.
 local function clear_lenses(client, bufnr)
   if vim.lsp.codelens.clear then
     vim.lsp.codelens.clear(client.id, bufnr)
@@ -709,6 +698,42 @@ local function clear_lenses(client, bufnr)
     if namespace then
       api.nvim_buf_clear_namespace(bufnr, namespace, 0, -1)
     end
+  end
+end
+
+local asking = {} -- bufnr -> 'asked', or 'again' when asked again meanwhile
+
+-- Asks lsp-edit for a buffer's lenses and shows them. Neovim (0.7 to 0.12 at least)
+-- has no workspace/codeLens/refresh, and its own vim.lsp.codelens.refresh() asks only
+-- for the current buffer, and drops a refresh asked for while one is under way: the
+-- lenses would show what the server had before.
+local function refresh_lenses(bufnr)
+  local client = config.code_lens and api.nvim_buf_is_loaded(bufnr) and attached_client(bufnr)
+  if not client then
+    return
+  end
+  if asking[bufnr] then
+    asking[bufnr] = 'again'
+    return
+  end
+  asking[bufnr] = 'asked'
+  local params = { textDocument = { uri = uri_of(bufnr) } }
+  local sent = call(client, 'request', 'textDocument/codeLens', params, function(err, result, ctx)
+    local again = asking[bufnr] == 'again'
+    asking[bufnr] = nil
+    if api.nvim_buf_is_loaded(bufnr) then
+      if not err and (result == nil or next(result) == nil) then
+        clear_lenses(client, bufnr)
+      else
+        vim.lsp.codelens.on_codelens(err, result, ctx)
+      end
+    end
+    if again then
+      refresh_lenses(bufnr)
+    end
+  end, bufnr)
+  if not sent then
+    asking[bufnr] = nil
   end
 end
 
@@ -726,10 +751,22 @@ local function follow(bufnr)
   elseif not pending and had_keys then
     unmap_keys(bufnr)
   end
-  if pending or is_reply(bufnr) then
+  -- A buffer not in a window gets its lenses when it is entered.
+  if (pending or had_keys or is_reply(bufnr)) and vim.fn.bufwinid(bufnr) ~= -1 then
     refresh_lenses(bufnr)
-  elseif had_keys and config.code_lens then
-    clear_lenses(client, bufnr)
+  end
+end
+
+-- The server's diagnostics changed in `bufnr`: its keys and lenses follow, and so do
+-- the lenses of the replies on screen (their blocks' states and lines are in them,
+-- and a reply's own diagnostics change only when a block fails).
+local function diagnostics_changed(bufnr)
+  follow(bufnr)
+  for _, window in ipairs(api.nvim_list_wins()) do
+    local shown = api.nvim_win_get_buf(window)
+    if shown ~= bufnr and is_reply(shown) then
+      refresh_lenses(shown)
+    end
   end
 end
 
@@ -798,7 +835,7 @@ function M.setup(opts)
   api.nvim_create_autocmd('DiagnosticChanged', {
     group = group,
     callback = function(args)
-      follow(args.buf)
+      diagnostics_changed(args.buf)
     end,
   })
   api.nvim_create_autocmd('InsertLeave', {
@@ -811,6 +848,7 @@ function M.setup(opts)
     group = group,
     callback = function(args)
       mapped[args.buf] = nil
+      asking[args.buf] = nil
     end,
   })
   for _, bufnr in ipairs(api.nvim_list_bufs()) do
