@@ -306,6 +306,11 @@ def change_json(change: PendingChange, view: View) -> dict[str, Any]:
         out["code"] = code
     if change.depends_on:
         out["dependsOn"] = list(change.depends_on)
+    if change.block is not None:
+        # The block's lines in the reply text proposed, for a client that shows that
+        # text itself (a scratch buffer): 0-based, the end excluded.
+        span = change.block.span
+        out["replyLines"] = {"start": span.start_line - 1, "end": span.end_line}
     if change.reply is not None:
         out["block"] = {
             "uri": change.reply.uri,
