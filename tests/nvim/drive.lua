@@ -447,6 +447,117 @@ function scenarios.reply_lenses()
   out.file_after_accept = wait_lenses(cart, input.file_after_accept)
 end
 
+local function has_code(bufnr, code)
+  for _, d in ipairs(ours(bufnr)) do
+    if d.code == code then
+      return d
+    end
+  end
+  return nil
+end
+
+local function messages()
+  local found = {}
+  for _, n in ipairs(out.notifications) do
+    table.insert(found, n.message)
+  end
+  return found
+end
+
+local function statuses(bufnr)
+  local found = {}
+  for _, change in ipairs(listed(bufnr)) do
+    table.insert(found, change.status)
+  end
+  return found
+end
+
+-- A change gone stale and a block that failed are dismissed with the reject key on
+-- their line; the accept key there says why it cannot; a pending one is rejected.
+function scenarios.dismiss()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, 2)
+  local line = line_of(cart, input.stale_line)
+  api.nvim_buf_set_lines(cart, line - 1, line, false, { input.typed })
+  wait_for('the stale warning', function()
+    return has_code(cart, 'stale') ~= nil
+  end)
+  out.before = ours(cart)
+  out.notifications = {}
+  api.nvim_win_set_cursor(0, { line, 0 })
+  vim.cmd('normal \\rr')
+  wait_for('the stale warning to go', function()
+    return has_code(cart, 'stale') == nil
+  end)
+  api.nvim_win_set_cursor(0, { has_code(cart, 'not-found').line + 1, 0 })
+  vim.cmd('normal \\ra')
+  vim.cmd('normal \\rr')
+  wait_for('the failure to go', function()
+    return has_code(cart, 'not-found') == nil
+  end)
+  goto_line(cart, input.pending_line)
+  vim.cmd('normal \\rr')
+  wait_pending(cart, 0)
+  out.after = ours(cart)
+  out.statuses = statuses(cart)
+  out.messages = messages()
+end
+
+-- The documented flow: in the file, :new, paste the reply, :LspEditApply; accept the
+-- block under the cursor from the reply's buffer; :wa.
+function scenarios.scratch()
+  local cart = open(input.file)
+  vim.cmd('new')
+  local reply = api.nvim_get_current_buf()
+  set_lines(reply, input.reply)
+  vim.cmd('LspEditApply')
+  wait_pending(cart, 2)
+  out.buftype = vim.bo[reply].buftype
+  goto_line(reply, input.outside_line)
+  vim.cmd('LspEditAccept')
+  goto_line(reply, input.block_line)
+  vim.cmd('LspEditAccept')
+  wait_pending(cart, 1)
+  out.buffer = lines(cart)
+  local written, problem = pcall(vim.cmd, 'wa')
+  out.wa = written and 'written' or tostring(problem)
+  out.disk = table.concat(vim.fn.readfile(input.file), '\n') .. '\n'
+  out.messages = messages()
+end
+
+-- :LspEditList: every pending change and failure, of open files and others, in the
+-- quickfix list.
+function scenarios.list()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, 1)
+  vim.cmd('LspEditList')
+  local list = vim.fn.getqflist({ title = 1, items = 1 })
+  out.title = list.title
+  out.items = {}
+  for _, item in ipairs(list.items) do
+    local name = vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ':.')
+    table.insert(out.items, { file = name, line = item.lnum, type = item.type, text = item.text })
+  end
+  out.quickfix_open = vim.bo.buftype == 'quickfix'
+end
+
+-- A reply of many blocks that all fail: what is printed, and what line 1 shows.
+function scenarios.many_failures()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_for('the failures', function()
+    return #ours(cart) > 0
+  end)
+  out.messages = messages()
+  out.diagnostics = ours(cart)
+  out.listed = #lsp_edit.list()
+end
+
 local ok, err = xpcall(function()
   scenarios[input.scenario]()
 end, debug.traceback)

@@ -385,3 +385,101 @@ def parts(lenses: dict[str, str] | list[Any]) -> dict[str, list[str]]:
     """Each line's lenses, in any order: Neovim 0.10+ sorts a line's lenses by column,
     and every lens of lsp-edit starts at column 0."""
     return {line: sorted(text.split(" | ")) for line, text in dict(lenses or {}).items()}
+
+
+FAILING = search_replace("    def checkout(self):\n", "    def checkout(self, card):\n")
+
+
+def test_the_reject_key_dismisses_a_stale_change_and_a_failure_on_their_line(
+    nvim: str, project: Path
+) -> None:
+    reply = search_replace(*ADD) + "\n" + search_replace(*TOTAL) + "\n" + FAILING
+    seen = drive(
+        nvim,
+        project,
+        "dismiss",
+        reply=reply,
+        stale_line="        return sum(item.price for item in self.items)",
+        typed="        return 0",
+        pending_line="        self.items.append(item)",
+    )
+    assert [d["code"] for d in seen["before"]].count("stale") == 1
+    assert seen["after"] == []
+    assert sorted(seen["statuses"]) == ["rejected"] * 3
+    stale, accept_failure, failure, rejected = seen["messages"]
+    assert stale.startswith("lsp-edit: dismissed: Change to `shop/cart.py` (SEARCH/REPLACE")
+    assert stale.endswith("(stale)")
+    assert "was not applied: SEARCH text not found" in accept_failure
+    assert accept_failure.endswith("(\\rr dismisses it)")
+    assert failure.startswith("lsp-edit: dismissed: ") and failure.endswith("(failed)")
+    assert rejected.startswith("lsp-edit: rejected: Change to `shop/cart.py`")
+
+
+def test_a_reply_pasted_in_a_new_buffer_is_reviewed_from_there_and_wa_skips_it(
+    nvim: str, project: Path
+) -> None:
+    reply = (
+        "Two changes:\n\n" + search_replace(*ADD) + "\nThen the total:\n" + search_replace(*TOTAL)
+    )
+    seen = drive(
+        nvim,
+        project,
+        "scratch",
+        reply=reply,
+        outside_line="Then the total:",
+        block_line="        return sum(item.price * item.quantity for item in self.items)",
+    )
+    assert seen["buftype"] == "nofile"
+    assert seen["buffer"] == changed(CART, TOTAL)
+    assert seen["wa"] == "written"
+    assert seen["disk"] == changed(CART, TOTAL)
+    outside, accepted = seen["messages"][-2:]
+    assert outside.startswith("lsp-edit: no pending change on this line")
+    assert accepted.startswith("lsp-edit: accepted: Change to `shop/cart.py`")
+    assert seen["warnings"] == []
+
+
+def test_the_list_holds_every_pending_change_and_failure_at_its_place(
+    nvim: str, project: Path
+) -> None:
+    (project / "shop" / "tax.py").write_text("RATE = 0.2\n")
+    reply = (
+        search_replace(*ADD)
+        + "\n"
+        + FAILING
+        + "\n"
+        + search_replace("RATE = 0.2\n", "RATE = 0.25\n", path="shop/tax.py")
+        + "\n"
+        + search_replace("RATE = 0.3\n", "RATE = 0.35\n", path="shop/tax.py")
+    )
+    seen = drive(nvim, project, "list", reply=reply)
+    assert seen["quickfix_open"]
+    assert seen["title"] == "lsp-edit: 2 pending, 2 not applied"
+    items = [(i["file"], i["line"], i["type"], i["text"].split(":")[0]) for i in seen["items"]]
+    assert items == [
+        ("shop/cart.py", 1, "E", "failed"),
+        ("shop/cart.py", 7, "I", "pending"),
+        ("shop/tax.py", 1, "E", "failed"),
+        ("shop/tax.py", 1, "I", "pending"),
+    ]
+    failure = seen["items"][0]["text"]
+    assert failure.startswith("failed: Change to `shop/cart.py` (SEARCH/REPLACE, reply line ")
+    assert "SEARCH text not found in `shop/cart.py`" in failure
+
+
+def test_a_reply_of_many_failing_blocks_is_summarised_and_listed(nvim: str, project: Path) -> None:
+    blocks = [search_replace(f"no such line {n}\n", f"line {n}\n") for n in range(300)]
+    seen = drive(nvim, project, "many_failures", reply="\n".join(blocks))
+    (summary,) = seen["messages"]
+    lines = summary.splitlines()
+    assert lines[:2] == [
+        "lsp-edit: No change is pending review.",
+        "300 blocks were not applied: :LspEditList lists them. The first:",
+    ]
+    assert len(lines) == 5
+    per_line: dict[int, list[str]] = {}
+    for diagnostic in seen["diagnostics"]:
+        per_line.setdefault(diagnostic["line"], []).append(diagnostic["message"])
+    assert max(len(messages) for messages in per_line.values()) <= 3
+    assert any("more blocks were not applied here" in m for ms in per_line.values() for m in ms)
+    assert seen["listed"] == 300
