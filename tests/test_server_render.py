@@ -133,3 +133,53 @@ def test_diagnostics_kept_between_publications_follow_every_move_and_state() -> 
     middle.status, middle.code, middle.message = Status.STALE, "stale", "its lines changed"
     assert shown.of_file(FILE, [near_end, middle], view) == fresh()
     assert shown.of_file(FILE, [near_end, middle], view)[1]["severity"] == 2
+
+
+def failed(number: int) -> PendingChange:
+    return PendingChange(
+        id=str(number),
+        session="s1",
+        path=FILE,
+        display="app.py",
+        description=f"Change to `app.py` (SEARCH/REPLACE, reply line {number})",
+        status=Status.FAILED,
+        message="SEARCH text not found in `app.py`.",
+        code="not_found",
+    )
+
+
+def test_the_summary_of_a_reply_with_thousands_of_failures_lists_the_first_few() -> None:
+    text = render.proposal_summary([failed(n) for n in range(1, 19_108)])
+    lines = text.splitlines()
+    assert len(lines) == 2 + render.SUMMARY_ITEMS + 1
+    assert lines[0] == "No change is pending review."
+    assert lines[2] == (
+        "  • Change to `app.py` (SEARCH/REPLACE, reply line 1) was not applied: "
+        "SEARCH text not found in `app.py`."
+    )
+    assert lines[-1] == "  • … and 19,097 more blocks (not applied, or already in the file)."
+
+
+def test_the_summary_of_changes_in_many_files_names_the_first_few() -> None:
+    many = [
+        PendingChange(
+            id=str(n),
+            session="s1",
+            path=Path(f"/project/f{n}.py"),
+            display=f"f{n}.py",
+            description=f"Change to `f{n}.py`",
+            status=Status.PENDING,
+        )
+        for n in range(12)
+    ]
+    assert render.proposal_summary(many) == (
+        "12 changes are pending review: "
+        + ", ".join(f"1 in 'f{n}.py'" for n in range(10))
+        + " and 2 other files."
+    )
+
+
+def test_a_short_summary_lists_every_failure() -> None:
+    text = render.proposal_summary([failed(n) for n in range(1, 11)])
+    assert len(text.splitlines()) == 2 + 10
+    assert "more block" not in text

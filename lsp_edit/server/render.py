@@ -306,6 +306,11 @@ def change_json(change: PendingChange, view: View) -> dict[str, Any]:
         out["code"] = code
     if change.depends_on:
         out["dependsOn"] = list(change.depends_on)
+    if change.block is not None:
+        # The block's lines in the reply text proposed, for a client that shows that
+        # text itself (a scratch buffer): 0-based, the end excluded.
+        span = change.block.span
+        out["replyLines"] = {"start": span.start_line - 1, "end": span.end_line}
     if change.reply is not None:
         out["block"] = {
             "uri": change.reply.uri,
@@ -472,9 +477,14 @@ def proposed_text(text: Text | None) -> str:
     return text.render() if text is not None else ""
 
 
+# A summary names at most this many files and problems: a reply of thousands of blocks
+# gets a summary of a few lines (the result's `changes` still list every one).
+SUMMARY_ITEMS = 10
+
+
 def proposal_summary(changes: Sequence[PendingChange]) -> str:
     """What a proposal did, for the user and the chat: what is now pending review,
-    and each block that was not placed, with why."""
+    and each block that was not placed, with why (the first `SUMMARY_ITEMS`)."""
     pending: dict[str, int] = {}
     for change in changes:
         if change.status is Status.PENDING:
@@ -482,7 +492,10 @@ def proposal_summary(changes: Sequence[PendingChange]) -> str:
     lines: list[str] = []
     if pending:
         total = sum(pending.values())
-        where = ", ".join(f"{count} in '{name}'" for name, count in pending.items())
+        files = list(pending.items())
+        where = ", ".join(f"{count} in '{name}'" for name, count in files[:SUMMARY_ITEMS])
+        if len(files) > SUMMARY_ITEMS:
+            where += f" and {_more(len(files) - SUMMARY_ITEMS, 'other file')}"
         lines.append(f"{_changes(total)} pending review: {where}.")
     elif changes:
         lines.append("No change is pending review.")
@@ -491,12 +504,19 @@ def proposal_summary(changes: Sequence[PendingChange]) -> str:
     problems = [c for c in changes if c.status in (Status.FAILED, Status.SKIPPED, Status.STALE)]
     if problems:
         lines.append("")
-    for change in problems:
+    for change in problems[:SUMMARY_ITEMS]:
         if change.code == "already_applied":
             lines.append(f"  • {change.description} is already in the file.")
         else:
             lines.append(f"  • {change.description} was not applied: {change.message}")
+    if len(problems) > SUMMARY_ITEMS:
+        rest = _more(len(problems) - SUMMARY_ITEMS, "more block")
+        lines.append(f"  • … and {rest} (not applied, or already in the file).")
     return "\n".join(lines)
+
+
+def _more(count: int, thing: str) -> str:
+    return f"{count:,} {thing}{'' if count == 1 else 's'}"
 
 
 def review_summary(

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.nvim.test_neovim import ADD, CART, TOTAL, changed, search_replace
+from tests.nvim.test_neovim import ADD, CART, ONE_CHANGE, TOTAL, changed, search_replace
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "emacs.md"
@@ -48,10 +48,10 @@ def emacs() -> str:
     return found
 
 
-def drive(emacs: str, tmp_path: Path, **given: Any) -> dict[str, Any]:
+def drive(emacs: str, tmp_path: Path, original: str = CART, **given: Any) -> dict[str, Any]:
     project = tmp_path / "project"
-    (project / "shop").mkdir(parents=True)
-    (project / "shop" / "cart.py").write_text(CART)
+    (project / "shop").mkdir(parents=True, exist_ok=True)
+    (project / "shop" / "cart.py").write_text(original)
     # Eglot lists a git project's files when the server watches them.
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (tmp_path / "config.el").write_text(configuration())
@@ -113,3 +113,62 @@ def test_a_reply_is_reviewed_in_eglot_and_the_decisions_reach_the_disk(
     expected = typed + "\n" + changed(CART, ADD)
     assert seen["buffer"] == expected
     assert (tmp_path / "project" / "shop" / "cart.py").read_text() == expected
+
+
+@pytest.mark.parametrize("kind", list(ONE_CHANGE))
+def test_a_change_accepted_through_its_code_action_is_written_once(
+    emacs: str, tmp_path: Path, kind: str
+) -> None:
+    original, change = ONE_CHANGE[kind]
+    seen = drive(
+        emacs,
+        tmp_path,
+        original=original,
+        scenario="accept_one",
+        file="shop/cart.py",
+        reply=search_replace(*change),
+    )
+    expected = changed(original, change)
+    assert seen["buffer"] == expected
+    assert (tmp_path / "project" / "shop" / "cart.py").read_text() == expected
+    assert seen["statuses"] == ["applied"]
+    assert seen["diagnostics"] == []
+
+
+FAILING = search_replace("    def checkout(self):\n", "    def checkout(self, card):\n")
+
+
+def test_the_summary_stays_readable_after_emacs_own_hint(emacs: str, tmp_path: Path) -> None:
+    reply = search_replace(*ADD) + "\n" + FAILING
+    seen = drive(emacs, tmp_path, scenario="summary", file="shop/cart.py", reply=reply)
+    assert seen["shown"] is True
+    lines = seen["buffer"].splitlines()
+    assert lines[0] == "1 change is pending review: 1 in 'shop/cart.py'."
+    assert "was not applied: SEARCH text not found in `shop/cart.py`" in lines[2]
+
+
+def test_the_project_diagnostics_list_pending_changes_and_failures_of_every_file(
+    emacs: str, tmp_path: Path
+) -> None:
+    (tmp_path / "project" / "shop").mkdir(parents=True)
+    (tmp_path / "project" / "shop" / "tax.py").write_text("RATE = 0.2\n")
+    reply = (
+        search_replace(*ADD)
+        + "\n"
+        + FAILING
+        + "\n"
+        + search_replace("RATE = 0.2\n", "RATE = 0.25\n", path="shop/tax.py")
+        + "\n"
+        + search_replace("RATE = 0.3\n", "RATE = 0.35\n", path="shop/tax.py")
+    )
+    seen = drive(
+        emacs, tmp_path, scenario="list", file="shop/cart.py", reply=reply, in_file=2, listed=4
+    )
+    # File, line, column, type, backend, message.
+    rows = sorted((row[0], row[1], row[3], row[5].split(":")[0]) for row in seen["listed"])
+    assert rows == [
+        ("cart.py", "1", "error", "lsp-edit [not-found]"),
+        ("cart.py", "7", "note", "lsp-edit [pending-change]"),
+        ("tax.py", "1", "error", "lsp-edit [not-found]"),
+        ("tax.py", "1", "note", "lsp-edit [pending-change]"),
+    ]

@@ -348,6 +348,18 @@ async def test_bad_arguments_get_a_readable_error_and_the_server_keeps_running(
     assert change["status"] == "pending"
 
 
+async def test_each_change_says_which_lines_of_the_reply_its_block_is(editor: Editor) -> None:
+    editor.open("shop/cart.py", CART)
+    reply = "Two changes:\n\n" + ADD + "And one that fails:\n" + TOTAL.replace("sum(", "max(")
+    first, second = await propose(editor, reply)
+    lines = reply.splitlines()
+    assert first["replyLines"] == {"start": 3, "end": 9}
+    assert (lines[3], lines[8]) == ("<<<<<<< SEARCH", ">>>>>>> REPLACE")
+    assert second["status"] == "failed"
+    assert second["replyLines"] == {"start": 12, "end": 17}
+    assert (lines[12], lines[16]) == ("<<<<<<< SEARCH", ">>>>>>> REPLACE")
+
+
 async def test_summary_tells_the_llm_what_was_accepted_and_rejected(editor: Editor) -> None:
     editor.open("shop/cart.py", CART)
     result = await editor.command(

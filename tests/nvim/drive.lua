@@ -17,7 +17,13 @@ vim.notify = function(message, level)
 end
 
 vim.opt.runtimepath:append(env.LSP_EDIT_REPO .. '/editors/neovim')
-local lsp_edit = require('lsp_edit').setup({ cmd = { env.LSP_EDIT_SERVER, 'serve' } })
+-- LSP_EDIT_RECORD: the server runs behind tests/nvim/recorder.py, which writes there
+-- the messages in the order Neovim sent them.
+local server = { env.LSP_EDIT_SERVER, 'serve' }
+if env.LSP_EDIT_RECORD then
+  server = { env.LSP_EDIT_PYTHON, env.LSP_EDIT_REPO .. '/tests/nvim/recorder.py', env.LSP_EDIT_RECORD, unpack(server) }
+end
+local lsp_edit = require('lsp_edit').setup({ cmd = server })
 
 local function wait_for(what, condition)
   if not vim.wait(WAIT, condition, 20) then
@@ -146,6 +152,52 @@ local function count_status(changes, status)
     end
   end
   return count
+end
+
+-- The code lenses a buffer shows: { line, text } for each line that has some.
+local function lenses(bufnr)
+  local client = client_of(bufnr)
+  local namespace = vim.lsp.codelens.__namespaces[client.id]
+  local found = {}
+  for _, mark in ipairs(api.nvim_buf_get_extmarks(bufnr, namespace, 0, -1, { details = true })) do
+    local text = {}
+    for _, chunk in ipairs(mark[4].virt_text or {}) do
+      table.insert(text, chunk[1])
+    end
+    table.insert(found, { line = mark[2], text = table.concat(text) })
+  end
+  table.sort(found, function(a, b)
+    return a.line < b.line
+  end)
+  return found
+end
+
+-- Waits until a buffer shows `wanted` lenses (line -> the lenses' titles, in any
+-- order), and returns what it shows then (or at the timeout).
+local function wait_lenses(bufnr, wanted)
+  local function parts(text)
+    local found = vim.split(text, ' | ', { plain = true })
+    table.sort(found)
+    return found
+  end
+  local function shows()
+    local seen = {}
+    for _, lens in ipairs(lenses(bufnr)) do
+      seen[tostring(lens.line)] = lens.text
+    end
+    return seen
+  end
+  local function same()
+    local seen = shows()
+    for line, text in pairs(wanted) do
+      if not seen[line] or not vim.deep_equal(parts(seen[line]), parts(text)) then
+        return false
+      end
+    end
+    return vim.tbl_count(seen) == vim.tbl_count(wanted)
+  end
+  vim.wait(WAIT, same, 20)
+  return shows()
 end
 
 local function scratch_reply(text)
@@ -328,6 +380,182 @@ function scenarios.reply_document()
   vim.cmd('LspEditAccept')
   wait_pending(cart, 1)
   out.buffer = lines(cart)
+end
+
+-- One change accepted through its "Accept change" code action (`]r` then the accept
+-- key, or Neovim's own code action menu) or with :LspEditAccept, then written.
+function scenarios.accept_one()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, 1)
+  wait_for('the keys', function()
+    return has_key(cart, ']r')
+  end)
+  api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.cmd('normal ]r')
+  out.cursor = cursor_line()
+  if input.how == 'key' then
+    vim.cmd('normal \\ra')
+  elseif input.how == 'menu' then
+    vim.ui.select = function(items, _, on_choice)
+      for index, item in ipairs(items) do
+        local action = item.action or item[2]
+        if action.title:sub(1, #'Accept change') == 'Accept change' then
+          return on_choice(item, index)
+        end
+      end
+      on_choice(nil, nil)
+    end
+    vim.lsp.buf.code_action()
+  else
+    vim.cmd('LspEditAccept')
+  end
+  -- Decided (or not) once nothing is pending; whatever else the server sends (an
+  -- edit of its own) arrives within the half second after.
+  vim.wait(WAIT, function()
+    return count_status(listed(cart), 'pending') == 0
+  end, 100)
+  vim.wait(500)
+  out.statuses = {}
+  for _, change in ipairs(listed(cart)) do
+    table.insert(out.statuses, change.status)
+  end
+  out.diagnostics = ours(cart)
+  out.buffer = lines(cart)
+  save(cart, input.file)
+end
+
+-- The lenses of a reply document and of its file follow the review with no manual
+-- refresh: while the reply streams in, and after a block is accepted from the reply.
+function scenarios.reply_lenses()
+  local cart = open(input.file)
+  local answer = open(input.answer)
+  local reply_lines = vim.split(input.reply, '\n', { plain = true })
+  table.remove(reply_lines)
+  api.nvim_buf_set_lines(answer, 0, -1, false, { reply_lines[1] })
+  for i = 2, #reply_lines do
+    api.nvim_buf_set_lines(answer, -1, -1, false, { reply_lines[i] })
+    vim.wait(10)
+  end
+  out.streamed = wait_lenses(answer, input.streamed)
+  goto_line(answer, input.block_line)
+  vim.cmd('LspEditAccept')
+  wait_pending(cart, 1)
+  out.after_accept = wait_lenses(answer, input.after_accept)
+  api.nvim_win_set_buf(0, cart)
+  out.file_after_accept = wait_lenses(cart, input.file_after_accept)
+end
+
+local function has_code(bufnr, code)
+  for _, d in ipairs(ours(bufnr)) do
+    if d.code == code then
+      return d
+    end
+  end
+  return nil
+end
+
+local function messages()
+  local found = {}
+  for _, n in ipairs(out.notifications) do
+    table.insert(found, n.message)
+  end
+  return found
+end
+
+local function statuses(bufnr)
+  local found = {}
+  for _, change in ipairs(listed(bufnr)) do
+    table.insert(found, change.status)
+  end
+  return found
+end
+
+-- A change gone stale and a block that failed are dismissed with the reject key on
+-- their line; the accept key there says why it cannot; a pending one is rejected.
+function scenarios.dismiss()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, 2)
+  local line = line_of(cart, input.stale_line)
+  api.nvim_buf_set_lines(cart, line - 1, line, false, { input.typed })
+  wait_for('the stale warning', function()
+    return has_code(cart, 'stale') ~= nil
+  end)
+  out.before = ours(cart)
+  out.notifications = {}
+  api.nvim_win_set_cursor(0, { line, 0 })
+  vim.cmd('normal \\rr')
+  wait_for('the stale warning to go', function()
+    return has_code(cart, 'stale') == nil
+  end)
+  api.nvim_win_set_cursor(0, { has_code(cart, 'not-found').line + 1, 0 })
+  vim.cmd('normal \\ra')
+  vim.cmd('normal \\rr')
+  wait_for('the failure to go', function()
+    return has_code(cart, 'not-found') == nil
+  end)
+  goto_line(cart, input.pending_line)
+  vim.cmd('normal \\rr')
+  wait_pending(cart, 0)
+  out.after = ours(cart)
+  out.statuses = statuses(cart)
+  out.messages = messages()
+end
+
+-- The documented flow: in the file, :new, paste the reply, :LspEditApply; accept the
+-- block under the cursor from the reply's buffer; :wa.
+function scenarios.scratch()
+  local cart = open(input.file)
+  vim.cmd('new')
+  local reply = api.nvim_get_current_buf()
+  set_lines(reply, input.reply)
+  vim.cmd('LspEditApply')
+  wait_pending(cart, 2)
+  out.buftype = vim.bo[reply].buftype
+  goto_line(reply, input.outside_line)
+  vim.cmd('LspEditAccept')
+  goto_line(reply, input.block_line)
+  vim.cmd('LspEditAccept')
+  wait_pending(cart, 1)
+  out.buffer = lines(cart)
+  local written, problem = pcall(vim.cmd, 'wa')
+  out.wa = written and 'written' or tostring(problem)
+  out.disk = table.concat(vim.fn.readfile(input.file), '\n') .. '\n'
+  out.messages = messages()
+end
+
+-- :LspEditList: every pending change and failure, of open files and others, in the
+-- quickfix list.
+function scenarios.list()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, 1)
+  vim.cmd('LspEditList')
+  local list = vim.fn.getqflist({ title = 1, items = 1 })
+  out.title = list.title
+  out.items = {}
+  for _, item in ipairs(list.items) do
+    local name = vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ':.')
+    table.insert(out.items, { file = name, line = item.lnum, type = item.type, text = item.text })
+  end
+  out.quickfix_open = vim.bo.buftype == 'quickfix'
+end
+
+-- A reply of many blocks that all fail: what is printed, and what line 1 shows.
+function scenarios.many_failures()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_for('the failures', function()
+    return #ours(cart) > 0
+  end)
+  out.messages = messages()
+  out.diagnostics = ours(cart)
+  out.listed = #lsp_edit.list()
 end
 
 local ok, err = xpcall(function()

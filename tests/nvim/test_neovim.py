@@ -86,8 +86,11 @@ def version_of(path: str) -> str:
     return first.stdout.split()[1] if first.stdout else "unknown"
 
 
-def drive(nvim: str, project: Path, scenario: str, **given: Any) -> dict[str, Any]:
-    """Runs one scenario in a fresh Neovim in `project` and returns what it saw."""
+def drive(
+    nvim: str, project: Path, scenario: str, *, record: bool = False, **given: Any
+) -> dict[str, Any]:
+    """Runs one scenario in a fresh Neovim in `project` and returns what it saw; with
+    `record`, also the messages Neovim sent the server, in order (`sent`)."""
     given["scenario"] = scenario
     given.setdefault("file", "shop/cart.py")
     given.setdefault("original", CART)
@@ -103,6 +106,10 @@ def drive(nvim: str, project: Path, scenario: str, **given: Any) -> dict[str, An
         "XDG_DATA_HOME": str(project.parent / "data"),
         "XDG_CONFIG_HOME": str(project.parent / "config"),
     }
+    recorded = project.parent / "sent.jsonl"
+    if record:
+        environment["LSP_EDIT_RECORD"] = str(recorded)
+        environment["LSP_EDIT_PYTHON"] = sys.executable
     command = ["timeout", "60", nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n"]
     command += ["-c", f"luafile {DRIVER}"]
     finished = subprocess.run(
@@ -117,6 +124,8 @@ def drive(nvim: str, project: Path, scenario: str, **given: Any) -> dict[str, An
     assert "deprecated" not in finished.stderr, finished.stderr
     warnings = [n["message"] for n in seen["notifications"] if n["level"] >= 3]
     seen["warnings"] = warnings
+    if record:
+        seen["sent"] = [json.loads(line) for line in recorded.read_text().splitlines()]
     return seen
 
 
@@ -279,3 +288,198 @@ def test_a_reply_document_makes_changes_pending_as_its_lines_are_appended(
     assert seen["cart_unchanged"]
     assert seen["buffer"] == changed(CART, ADD)
     assert seen["warnings"] == []
+
+
+# Each kind of change, accepted in each way, is written exactly once (issue 19, 9a: the
+# code action's edit, then `lspEdit.accept` sending the same edit again): an insertion
+# (REPLACE is SEARCH plus a line), a deletion of a line next to an identical one (the
+# edit can slide onto the neighbour), a replacement.
+TWICE = "        self.items.append(item)\n"
+ONE_CHANGE = {
+    "insertion": (CART, (ADD[0], ADD[0] + "        self.count += 1\n")),
+    "deletion": (CART.replace(TWICE, TWICE * 2), (TWICE * 2 + "\n", TWICE + "\n")),
+    "replacement": (CART, TOTAL),
+}
+
+
+def commands_and_edits(sent: list[dict[str, Any]]) -> list[str]:
+    """What Neovim sent that changes text or decides: didChange and the commands."""
+    out = []
+    for message in sent:
+        if message["dir"] == "in" and message["method"] == "textDocument/didChange":
+            out.append("didChange")
+        elif message["dir"] == "in" and message.get("command") in ("lspEdit.accept",):
+            out.append(message["command"])
+    return out
+
+
+@pytest.mark.parametrize("how", ["key", "menu", "command"])
+@pytest.mark.parametrize("kind", list(ONE_CHANGE))
+def test_a_change_accepted_through_its_code_action_or_command_is_written_once(
+    nvim: str, project: Path, kind: str, how: str
+) -> None:
+    original, change = ONE_CHANGE[kind]
+    (project / "shop" / "cart.py").write_text(original)
+    seen = drive(
+        nvim,
+        project,
+        "accept_one",
+        record=True,
+        how=how,
+        original=original,
+        reply=search_replace(*change),
+    )
+    expected = changed(original, change)
+    assert seen["buffer"] == expected
+    assert (project / "shop" / "cart.py").read_text() == expected
+    assert seen["statuses"] == ["applied"]
+    assert seen["diagnostics"] == []
+    assert seen["warnings"] == []
+    # What the server can rely on: a code action's edit reaches it (one didChange,
+    # flushed at once whatever the debounce) before the command the action runs;
+    # :LspEditAccept sends the command, and the server's edit comes back as a didChange.
+    order = commands_and_edits(seen["sent"])
+    if how == "command":
+        assert order == ["lspEdit.accept", "didChange"]
+    else:
+        assert order == ["didChange", "lspEdit.accept"]
+
+
+def test_the_lenses_of_a_reply_and_its_file_follow_the_review_without_a_refresh(
+    nvim: str, project: Path
+) -> None:
+    reply = (
+        "I will make two changes to the cart.\n\n"
+        + search_replace(*ADD)
+        + "\nThen the total:\n\n"
+        + search_replace(*TOTAL)
+    )
+    first_block, second_block = "3", "13"  # 0-based lines of the blocks' first lines
+    streamed = {
+        first_block: "pending in shop/cart.py:7 | Accept | Reject | Go to change",
+        second_block: "pending in shop/cart.py:10 | Accept | Reject | Go to change",
+    }
+    after_accept = {
+        first_block: "applied | Go to change",
+        second_block: "pending in shop/cart.py:11 | Accept | Reject | Go to change",
+    }
+    file_after_accept = {"0": "Accept all (1) | Reject all", "10": "Accept | Reject"}
+    seen = drive(
+        nvim,
+        project,
+        "reply_lenses",
+        answer="answer.llm.md",
+        reply=reply,
+        block_line="        if item not in self.items:",
+        streamed=streamed,
+        after_accept=after_accept,
+        file_after_accept=file_after_accept,
+    )
+    assert parts(seen["streamed"]) == parts(streamed)
+    assert parts(seen["after_accept"]) == parts(after_accept)
+    assert parts(seen["file_after_accept"]) == parts(file_after_accept)
+    assert seen["warnings"] == []
+
+
+def parts(lenses: dict[str, str] | list[Any]) -> dict[str, list[str]]:
+    """Each line's lenses, in any order: Neovim 0.10+ sorts a line's lenses by column,
+    and every lens of lsp-edit starts at column 0."""
+    return {line: sorted(text.split(" | ")) for line, text in dict(lenses or {}).items()}
+
+
+FAILING = search_replace("    def checkout(self):\n", "    def checkout(self, card):\n")
+
+
+def test_the_reject_key_dismisses_a_stale_change_and_a_failure_on_their_line(
+    nvim: str, project: Path
+) -> None:
+    reply = search_replace(*ADD) + "\n" + search_replace(*TOTAL) + "\n" + FAILING
+    seen = drive(
+        nvim,
+        project,
+        "dismiss",
+        reply=reply,
+        stale_line="        return sum(item.price for item in self.items)",
+        typed="        return 0",
+        pending_line="        self.items.append(item)",
+    )
+    assert [d["code"] for d in seen["before"]].count("stale") == 1
+    assert seen["after"] == []
+    assert sorted(seen["statuses"]) == ["rejected"] * 3
+    stale, accept_failure, failure, rejected = seen["messages"]
+    assert stale.startswith("lsp-edit: dismissed: Change to `shop/cart.py` (SEARCH/REPLACE")
+    assert stale.endswith("(stale)")
+    assert "was not applied: SEARCH text not found" in accept_failure
+    assert accept_failure.endswith("(\\rr dismisses it)")
+    assert failure.startswith("lsp-edit: dismissed: ") and failure.endswith("(failed)")
+    assert rejected.startswith("lsp-edit: rejected: Change to `shop/cart.py`")
+
+
+def test_a_reply_pasted_in_a_new_buffer_is_reviewed_from_there_and_wa_skips_it(
+    nvim: str, project: Path
+) -> None:
+    reply = (
+        "Two changes:\n\n" + search_replace(*ADD) + "\nThen the total:\n" + search_replace(*TOTAL)
+    )
+    seen = drive(
+        nvim,
+        project,
+        "scratch",
+        reply=reply,
+        outside_line="Then the total:",
+        block_line="        return sum(item.price * item.quantity for item in self.items)",
+    )
+    assert seen["buftype"] == "nofile"
+    assert seen["buffer"] == changed(CART, TOTAL)
+    assert seen["wa"] == "written"
+    assert seen["disk"] == changed(CART, TOTAL)
+    outside, accepted = seen["messages"][-2:]
+    assert outside.startswith("lsp-edit: no pending change on this line")
+    assert accepted.startswith("lsp-edit: accepted: Change to `shop/cart.py`")
+    assert seen["warnings"] == []
+
+
+def test_the_list_holds_every_pending_change_and_failure_at_its_place(
+    nvim: str, project: Path
+) -> None:
+    (project / "shop" / "tax.py").write_text("RATE = 0.2\n")
+    reply = (
+        search_replace(*ADD)
+        + "\n"
+        + FAILING
+        + "\n"
+        + search_replace("RATE = 0.2\n", "RATE = 0.25\n", path="shop/tax.py")
+        + "\n"
+        + search_replace("RATE = 0.3\n", "RATE = 0.35\n", path="shop/tax.py")
+    )
+    seen = drive(nvim, project, "list", reply=reply)
+    assert seen["quickfix_open"]
+    assert seen["title"] == "lsp-edit: 2 pending, 2 not applied"
+    items = [(i["file"], i["line"], i["type"], i["text"].split(":")[0]) for i in seen["items"]]
+    assert items == [
+        ("shop/cart.py", 1, "E", "failed"),
+        ("shop/cart.py", 7, "I", "pending"),
+        ("shop/tax.py", 1, "E", "failed"),
+        ("shop/tax.py", 1, "I", "pending"),
+    ]
+    failure = seen["items"][0]["text"]
+    assert failure.startswith("failed: Change to `shop/cart.py` (SEARCH/REPLACE, reply line ")
+    assert "SEARCH text not found in `shop/cart.py`" in failure
+
+
+def test_a_reply_of_many_failing_blocks_is_summarised_and_listed(nvim: str, project: Path) -> None:
+    blocks = [search_replace(f"no such line {n}\n", f"line {n}\n") for n in range(300)]
+    seen = drive(nvim, project, "many_failures", reply="\n".join(blocks))
+    (summary,) = seen["messages"]
+    lines = summary.splitlines()
+    assert lines[:2] == [
+        "lsp-edit: No change is pending review.",
+        "300 blocks were not applied: :LspEditList lists them. The first:",
+    ]
+    assert len(lines) == 5
+    per_line: dict[int, list[str]] = {}
+    for diagnostic in seen["diagnostics"]:
+        per_line.setdefault(diagnostic["line"], []).append(diagnostic["message"])
+    assert max(len(messages) for messages in per_line.values()) <= 3
+    assert any("more blocks were not applied here" in m for ms in per_line.values() for m in ms)
+    assert seen["listed"] == 300

@@ -23,7 +23,7 @@ local defaults = {
   root_markers = { '.git', '.hg', 'pyproject.toml', 'package.json', 'Cargo.toml', 'go.mod' },
   -- initializationOptions.lspEdit: mode, replyGlobs, pendingSeverity (docs/protocol.md).
   settings = {},
-  -- Keys mapped in a buffer only while it has pending changes; false leaves one out.
+  -- Keys mapped in a buffer only while it shows changes or failures; false leaves one out.
   keys = {
     next = ']r',
     prev = '[r',
@@ -47,6 +47,13 @@ local config = vim.deepcopy(defaults)
 local started = {} -- root folder -> client id, where vim.lsp.start is missing (0.7)
 local recent = {} -- source buffers, the one focused last at the end
 local mapped = {} -- bufnr -> the keys mapped there
+local proposed_from = {} -- bufnr -> { session, first }: a reply proposed from its lines
+local diagnostic_lines = {} -- URI -> { [change id] = the 0-based line of its diagnostic }
+
+-- A line shows at most this many of lsp-edit's problems (the last says how many more).
+local PROBLEMS_PER_LINE = 3
+-- Proposing a reply prints at most this many of its problems.
+local PRINTED_PROBLEMS = 3
 
 local function has(version)
   return vim.fn.has('nvim-' .. version) == 1
@@ -166,6 +173,59 @@ local function attached_client(bufnr)
   return nil
 end
 
+-- Diagnostics with at most PROBLEMS_PER_LINE problems on a line: a reply of thousands
+-- of failing blocks would put a wall of signs and virtual text on line 1.
+local function fewer_problems(diagnostics)
+  local on_line = {}
+  for _, diagnostic in ipairs(diagnostics) do
+    if diagnostic.code ~= 'pending-change' then
+      local line = diagnostic.range.start.line
+      on_line[line] = (on_line[line] or 0) + 1
+    end
+  end
+  local kept, shown, worst = {}, {}, {}
+  for _, diagnostic in ipairs(diagnostics) do
+    local line = diagnostic.range.start.line
+    if diagnostic.code == 'pending-change' or on_line[line] <= PROBLEMS_PER_LINE then
+      table.insert(kept, diagnostic)
+    else
+      shown[line] = (shown[line] or 0) + 1
+      if shown[line] < PROBLEMS_PER_LINE then
+        table.insert(kept, diagnostic)
+      else
+        worst[line] = math.min(worst[line] or 4, diagnostic.severity or 1)
+      end
+    end
+  end
+  for line, severity in pairs(worst) do
+    local more = on_line[line] - PROBLEMS_PER_LINE + 1
+    table.insert(kept, {
+      range = { start = { line = line, character = 0 }, ['end'] = { line = line, character = 0 } },
+      severity = severity,
+      source = NAME,
+      code = 'more-problems',
+      message = string.format('%d more blocks were not applied here: :LspEditList lists them.', more),
+    })
+  end
+  return kept
+end
+
+-- lsp-edit's diagnostics: where each change's is noted (for :LspEditList and for the
+-- key that dismisses a failure), then shown as Neovim shows any.
+local function on_diagnostics(err, result, ctx, handler_config)
+  if result and result.uri and result.diagnostics then
+    local lines = {}
+    for _, diagnostic in ipairs(result.diagnostics) do
+      if type(diagnostic.data) == 'table' and diagnostic.data.id then
+        lines[diagnostic.data.id] = diagnostic.range.start.line
+      end
+    end
+    diagnostic_lines[result.uri] = lines
+    result.diagnostics = fewer_problems(result.diagnostics)
+  end
+  return vim.lsp.handlers['textDocument/publishDiagnostics'](err, result, ctx, handler_config)
+end
+
 local function client_config(root)
   local settings = next(config.settings) and { lspEdit = config.settings } or nil
   return {
@@ -176,6 +236,7 @@ local function client_config(root)
     init_options = settings,
     flags = config.flags,
     on_attach = config.on_attach,
+    handlers = { ['textDocument/publishDiagnostics'] = on_diagnostics },
   }
 end
 
@@ -261,32 +322,69 @@ local function listed(client, bufnr, arguments)
   return result and result.changes or nil
 end
 
--- The pending change on the cursor's line: in a source buffer, the change whose lines
--- these are; in a reply buffer, the change of the block the cursor is in.
-local function change_here(client, bufnr)
-  local line = api.nvim_win_get_cursor(0)[1] - 1
-  local reply = is_reply(bufnr)
-  local changes = listed(client, bufnr, reply and {} or { uri = uri_of(bufnr) })
-  for _, change in ipairs(changes or {}) do
-    if change.status == 'pending' then
-      if reply then
-        if change.block and change.block.uri == uri_of(bufnr) and covers(change.block.range, line) then
-          return change
-        end
-      else
-        for _, hunk in ipairs(change.hunks or { change }) do
-          if hunk.range and covers(hunk.range, line) then
-            return change
-          end
-        end
-      end
+-- A change the server could not apply (a block already in the file is none).
+local function not_applied(change)
+  local open = change.status == 'failed' or change.status == 'stale' or change.status == 'skipped'
+  return open and change.code ~= 'already-applied'
+end
+
+-- The change of the reply block under the cursor, in a buffer a reply was proposed from
+-- (the server gives each change the lines of its block in the reply: replyLines).
+local function change_in_proposed(client, bufnr, line, fits)
+  local from = proposed_from[bufnr]
+  for _, change in ipairs(from and listed(client, bufnr, { session = from.session }) or {}) do
+    local lines = change.replyLines
+    local at = line - from.first
+    if fits(change) and lines and lines.start <= at and at < lines['end'] then
+      return change
     end
   end
   return nil
 end
 
--- What acceptAll/rejectAll act on: everything with a bang; in a reply buffer, the
--- reply's session; else the current file.
+-- The change on the cursor's line: in a source buffer, the change whose lines these
+-- are; in a reply document or a buffer a reply was proposed from, the change of the
+-- block the cursor is in. Pending changes only, unless `open`: then also a change
+-- that was not applied (stale, failed), which can only be dismissed.
+local function change_here(client, bufnr, open)
+  local line = api.nvim_win_get_cursor(0)[1] - 1
+  local function fits(change)
+    return change.status == 'pending' or (open and not_applied(change))
+  end
+  if is_reply(bufnr) then
+    for _, change in ipairs(listed(client, bufnr, {}) or {}) do
+      if fits(change) and change.block and change.block.uri == uri_of(bufnr) and covers(change.block.range, line) then
+        return change
+      end
+    end
+    return nil
+  end
+  local from_reply = proposed_from[bufnr] and change_in_proposed(client, bufnr, line, fits)
+  if from_reply or not is_file_buffer(bufnr) then
+    return from_reply or nil
+  end
+  local found = nil
+  for _, change in ipairs(listed(client, bufnr, { uri = uri_of(bufnr) }) or {}) do
+    if fits(change) then
+      for _, hunk in ipairs(change.hunks or { change }) do
+        if hunk.range and covers(hunk.range, line) then
+          if change.status == 'pending' then
+            return change
+          end
+          found = found or change
+        end
+      end
+      -- A failure sits where its diagnostic is.
+      if change.status ~= 'pending' and (diagnostic_lines[change.uri] or {})[change.id] == line then
+        found = found or change
+      end
+    end
+  end
+  return found
+end
+
+-- What acceptAll/rejectAll act on: everything with a bang; in a reply document or a
+-- buffer a reply was proposed from, that reply's session; else the current file.
 local function scope(client, bufnr, everything)
   if everything then
     return {}
@@ -298,6 +396,9 @@ local function scope(client, bufnr, everything)
       end
     end
     return nil
+  end
+  if not is_file_buffer(bufnr) then
+    return proposed_from[bufnr] and { session = proposed_from[bufnr].session } or nil
   end
   return { uri = uri_of(bufnr) }
 end
@@ -317,8 +418,34 @@ end
 -- ---------------------------------------------------------------------------
 -- What the commands do (also callable from Lua: require('lsp_edit').accept() ...)
 
+-- What proposing prints: the server's summary, or when it is longer than a few lines
+-- (it lists up to 10 blocks that were not applied), its first line, how many were not
+-- applied and the first PRINTED_PROBLEMS of them: :LspEditList lists them all.
+local function summary_message(result)
+  local lines = vim.split(result.summary or '', '\n', { plain = true })
+  if #lines <= PRINTED_PROBLEMS + 2 then
+    return result.summary
+  end
+  local failed = 0
+  for _, change in ipairs(result.changes) do
+    failed = failed + (not_applied(change) and 1 or 0)
+  end
+  local out = { lines[1] }
+  if failed > 0 then
+    table.insert(out, string.format('%d blocks were not applied: :LspEditList lists them. The first:', failed))
+  end
+  for _, line in ipairs(lines) do
+    if #out < PRINTED_PROBLEMS + 2 and line:find(' was not applied: ', 1, true) then
+      table.insert(out, line)
+    end
+  end
+  return table.concat(out, '\n')
+end
+
 -- Proposes a reply. `opts.text` is the reply; `opts.target` the buffer its blocks go
--- to when they name no file (nil: they must name their files).
+-- to when they name no file (nil: they must name their files); `opts.from` the buffer
+-- the reply's lines are in and `opts.first` its first line there (0-based), so that
+-- :LspEditAccept there acts on the block under the cursor.
 function M.apply(opts)
   local target = opts.target
   local client = client_for(target or api.nvim_get_current_buf())
@@ -335,7 +462,10 @@ function M.apply(opts)
     for _, change in ipairs(result.changes) do
       failed = failed or change.status == 'failed' or change.status == 'stale'
     end
-    notify(result.summary, failed and vim.log.levels.WARN or vim.log.levels.INFO)
+    if opts.from then
+      proposed_from[opts.from] = { session = result.session, first = opts.first or 0 }
+    end
+    notify(summary_message(result), failed and vim.log.levels.WARN or vim.log.levels.INFO)
   end
   return result
 end
@@ -345,7 +475,7 @@ end
 -- register and this is a source file; otherwise the source buffer focused last.
 local function apply_command(args)
   local bufnr = api.nvim_get_current_buf()
-  local text, target
+  local text, target, first
   if args.reg and args.reg ~= '' then
     text = vim.fn.getreg(args.reg)
     target = is_source(bufnr) and bufnr or last_source(bufnr)
@@ -354,7 +484,8 @@ local function apply_command(args)
       notify('this buffer is a reply document: its blocks are pending already (:LspEditNext).')
       return
     end
-    local first, last = 0, -1
+    local last
+    first, last = 0, -1
     if args.range > 0 then
       first, last = args.line1 - 1, args.line2
     end
@@ -365,7 +496,54 @@ local function apply_command(args)
     notify('the reply is empty.', vim.log.levels.WARN)
     return
   end
-  M.apply({ text = text, target = target })
+  if first and vim.bo[bufnr].buftype == '' and api.nvim_buf_get_name(bufnr) == '' then
+    -- A reply pasted in a new buffer (:new) is a scratch buffer now: :wa skips it
+    -- rather than failing with E141 (no file name), and closing it asks nothing.
+    vim.bo[bufnr].buftype = 'nofile'
+    vim.bo[bufnr].bufhidden = 'hide'
+    vim.bo[bufnr].swapfile = false
+  end
+  M.apply({ text = text, target = target, from = first and bufnr or nil, first = first })
+end
+
+-- Tells what deciding a change did: `done` ("accepted: ...") when the server did it,
+-- else the server's reason.
+local function report(command, done, result)
+  local wanted = command == 'lspEdit.accept' and 'applied' or 'rejected'
+  if result.message then
+    notify(result.message, vim.log.levels.WARN)
+  elseif result.status == wanted then
+    notify(done)
+  end
+end
+
+-- "accepted: <description>", "rejected: ...", "dismissed: ... (stale)".
+local function decision(command, change)
+  if command == 'lspEdit.accept' then
+    return 'accepted: ' .. change.description
+  elseif change.status == 'pending' then
+    return 'rejected: ' .. change.description
+  end
+  return string.format('dismissed: %s (%s)', change.description, change.status)
+end
+
+local function key_of(action)
+  local lhs = config.keys[action]
+  return lhs and lhs:gsub('<leader>', vim.g.mapleader or '\\') or nil
+end
+
+-- What to say when nothing can be accepted on the cursor's line.
+local function nothing_to_accept(client, bufnr)
+  local failure = change_here(client, bufnr, true)
+  if failure then
+    local dismiss = key_of('reject') or ':LspEditReject'
+    notify(
+      string.format('%s was not applied: %s (%s dismisses it)', failure.description, failure.message or failure.status, dismiss),
+      vim.log.levels.WARN
+    )
+  else
+    notify('no pending change on this line (:LspEditNext goes to the next one).')
+  end
 end
 
 local function decide(command, id)
@@ -374,17 +552,23 @@ local function decide(command, id)
   if not client then
     return nil
   end
+  local done = string.format('%s: change %s', command == 'lspEdit.accept' and 'accepted' or 'rejected', tostring(id))
   if not id then
-    local change = change_here(client, bufnr)
+    local change = change_here(client, bufnr, command == 'lspEdit.reject')
     if not change then
-      notify('no pending change on this line (:LspEditNext goes to the next one).')
+      if command == 'lspEdit.accept' then
+        nothing_to_accept(client, bufnr)
+      else
+        notify('no change on this line (:LspEditNext goes to the next one).')
+      end
       return nil
     end
     id = change.id
+    done = decision(command, change)
   end
   local result = execute(client, bufnr, command, { id = id })
-  if result and result.message then
-    notify(result.message, vim.log.levels.WARN)
+  if result then
+    report(command, done, result)
   end
   return result
 end
@@ -405,12 +589,20 @@ local function decide_all(command, everything)
   end
   local arguments = scope(client, bufnr, everything)
   if not arguments then
-    notify('this reply has no changes.')
+    notify('this buffer has no changes: run it in the file, or with ! for every file.')
     return nil
   end
   local result = execute(client, bufnr, command, arguments)
   if result and result.message then
     notify(result.message, vim.log.levels.WARN)
+  elseif result then
+    local accepting = command == 'lspEdit.acceptAll'
+    local count = 0
+    for _, change in ipairs(result.changes or {}) do
+      count = count + (change.status == (accepting and 'applied' or 'rejected') and 1 or 0)
+    end
+    local verb = accepting and 'accepted' or 'rejected'
+    notify(string.format('%s %d change%s.', verb, count, count == 1 and '' or 's'))
   end
   return result
 end
@@ -455,9 +647,75 @@ function M.step(direction)
   return change
 end
 
+local LIST_TYPES = { pending = 'I', stale = 'W', skipped = 'W', failed = 'E' }
+
+-- A change as a quickfix item: at its lines, else where its diagnostic is, else at its
+-- block in the reply document, else on line 1 of its file; without a file when it
+-- names none.
+local function list_item(change)
+  local text = change.status .. ': ' .. change.description
+  if change.status ~= 'pending' and change.message then
+    text = text .. ': ' .. vim.split(change.message, '\n', { plain = true })[1]
+  end
+  local item = { text = text, type = LIST_TYPES[change.status] }
+  local uri = type(change.uri) == 'string' and change.uri or nil
+  local line = change.range and change.range.start.line
+  if uri and not line then
+    line = (diagnostic_lines[uri] or {})[change.id]
+  end
+  if uri and line then
+    item.filename, item.lnum = vim.uri_to_fname(uri), line + 1
+  elseif change.block then
+    item.filename, item.lnum = vim.uri_to_fname(change.block.uri), change.block.range.start.line + 1
+  elseif uri then
+    item.filename, item.lnum = vim.uri_to_fname(uri), 1
+  end
+  return item
+end
+
+-- Every pending change and every change that was not applied, of every reply, in the
+-- quickfix list (by file and line), which opens. Returns the items.
+function M.list()
+  local bufnr = api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    return nil
+  end
+  local changes = listed(client, bufnr, {})
+  if not changes then
+    return nil
+  end
+  local items, pending, failed = {}, 0, 0
+  for _, change in ipairs(changes) do
+    if change.status == 'pending' or not_applied(change) then
+      table.insert(items, list_item(change))
+      pending = pending + (change.status == 'pending' and 1 or 0)
+      failed = failed + (change.status == 'pending' and 0 or 1)
+    end
+  end
+  if #items == 0 then
+    notify('no change is pending, and none failed.')
+    return items
+  end
+  table.sort(items, function(a, b)
+    if (a.filename or '~') ~= (b.filename or '~') then
+      return (a.filename or '~') < (b.filename or '~')
+    end
+    if (a.lnum or 0) ~= (b.lnum or 0) then
+      return (a.lnum or 0) < (b.lnum or 0)
+    end
+    return a.text < b.text
+  end)
+  local title = string.format('lsp-edit: %d pending, %d not applied', pending, failed)
+  vim.fn.setqflist({}, ' ', { title = title, items = items })
+  vim.cmd('copen')
+  return items
+end
+
 -- The standard code action request, made to lsp-edit alone: what Neovim 0.8+ does
--- with vim.lsp.buf.code_action({filter = ..., apply = true}), which 0.7 lacks.
-local function code_action_07(opts)
+-- with vim.lsp.buf.code_action({filter = ..., apply = true}), which 0.7 lacks. It
+-- says what an accept or a reject did; `opts.none` is called when no action is left.
+local function code_action_here(opts)
   local bufnr = api.nvim_get_current_buf()
   local client = client_for(bufnr)
   if not client then
@@ -499,11 +757,20 @@ local function code_action_07(opts)
     end
     local command = type(action.command) == 'table' and action.command or nil
     if command then
-      execute(client, bufnr, command.command, (command.arguments or {})[1])
+      local result = execute(client, bufnr, command.command, (command.arguments or {})[1])
+      local title, what = action.title:match('^([^:]+): (.*)$')
+      if result and what and (command.command == 'lspEdit.accept' or command.command == 'lspEdit.reject') then
+        local done = { ['Accept change'] = 'accepted', ['Reject change'] = 'rejected', Dismiss = 'dismissed' }
+        report(command.command, (done[title] or title) .. ': ' .. what, result)
+      end
     end
   end
   if #actions == 0 then
-    notify('no change here (:LspEditNext goes to the next one).')
+    if opts.none then
+      opts.none(client, bufnr)
+    else
+      notify('no change here (:LspEditNext goes to the next one).')
+    end
   elseif #actions == 1 and opts.apply then
     run(actions[1])
   else
@@ -521,7 +788,7 @@ function M.code_action(opts)
   if has('0.8') then
     vim.lsp.buf.code_action(opts)
   else
-    code_action_07(opts or {})
+    code_action_here(opts or {})
   end
 end
 
@@ -530,9 +797,15 @@ local function is_accept_action(action)
 end
 
 -- One key accepts the change under the cursor: the preferred "Accept change" code
--- action applies its edit, then tells the server (lspEdit.accept).
+-- action applies its edit, then tells the server (lspEdit.accept). The same on every
+-- version, so that it says what it did. Where the change has no lines in this buffer
+-- (a buffer the reply was proposed from), :LspEditAccept does it.
 function M.accept_here()
-  M.code_action({ filter = is_accept_action, apply = true })
+  local bufnr = api.nvim_get_current_buf()
+  if not is_file_buffer(bufnr) then
+    return M.accept()
+  end
+  code_action_here({ filter = is_accept_action, apply = true, none = nothing_to_accept })
 end
 
 local function scratch(lines, name, filetype)
@@ -646,12 +919,13 @@ function M.instructions(mode, show)
 end
 
 -- ---------------------------------------------------------------------------
--- Keys and lenses, while a buffer has pending changes
+-- Keys and lenses, while a buffer shows changes or failures
 
-local function pending_count(bufnr)
+-- lsp-edit's diagnostics in a buffer: pending changes and those not applied.
+local function shown_count(bufnr)
   local count = 0
   for _, diagnostic in ipairs(vim.diagnostic.get(bufnr)) do
-    if diagnostic.source == NAME and diagnostic.code == 'pending-change' then
+    if diagnostic.source == NAME then
       count = count + 1
     end
   end
@@ -688,18 +962,7 @@ local function unmap_keys(bufnr)
   mapped[bufnr] = nil
 end
 
-local function refresh_lenses(bufnr)
-  if not config.code_lens or bufnr ~= api.nvim_get_current_buf() then
-    return
-  end
-  if has('0.10') then
-    vim.lsp.codelens.refresh({ bufnr = bufnr })
-  else
-    vim.lsp.codelens.refresh()
-  end
-end
-
--- Neovim before 0.8 keeps showing the old lenses when a server answers with none.
+-- Neovim up to 0.7 keeps showing the old lenses when a server answers with none.
 local function clear_lenses(client, bufnr)
   if vim.lsp.codelens.clear then
     vim.lsp.codelens.clear(client.id, bufnr)
@@ -712,12 +975,49 @@ local function clear_lenses(client, bufnr)
   end
 end
 
+local asking = {} -- bufnr -> 'asked', or 'again' when asked again meanwhile
+
+-- Asks lsp-edit for a buffer's lenses and shows them. Neovim (0.7 to 0.12 at least)
+-- has no workspace/codeLens/refresh, and its own vim.lsp.codelens.refresh() asks only
+-- for the current buffer, and drops a refresh asked for while one is under way: the
+-- lenses would show what the server had before.
+local function refresh_lenses(bufnr)
+  local client = config.code_lens and api.nvim_buf_is_loaded(bufnr) and attached_client(bufnr)
+  if not client then
+    return
+  end
+  if asking[bufnr] then
+    asking[bufnr] = 'again'
+    return
+  end
+  asking[bufnr] = 'asked'
+  local params = { textDocument = { uri = uri_of(bufnr) } }
+  local sent = call(client, 'request', 'textDocument/codeLens', params, function(err, result, ctx)
+    local again = asking[bufnr] == 'again'
+    asking[bufnr] = nil
+    if api.nvim_buf_is_loaded(bufnr) then
+      if not err and (result == nil or next(result) == nil) then
+        clear_lenses(client, bufnr)
+      else
+        vim.lsp.codelens.on_codelens(err, result, ctx)
+      end
+    end
+    if again then
+      refresh_lenses(bufnr)
+    end
+  end, bufnr)
+  if not sent then
+    asking[bufnr] = nil
+  end
+end
+
 local function follow(bufnr)
   local client = api.nvim_buf_is_valid(bufnr) and attached_client(bufnr)
   if not client then
     return
   end
-  local pending = pending_count(bufnr) > 0
+  -- The keys stay while a failure is shown too: the reject key dismisses it.
+  local pending = shown_count(bufnr) > 0
   local had_keys = mapped[bufnr] ~= nil
   if pending and not had_keys then
     api.nvim_buf_call(bufnr, function()
@@ -726,10 +1026,22 @@ local function follow(bufnr)
   elseif not pending and had_keys then
     unmap_keys(bufnr)
   end
-  if pending or is_reply(bufnr) then
+  -- A buffer not in a window gets its lenses when it is entered.
+  if (pending or had_keys or is_reply(bufnr)) and vim.fn.bufwinid(bufnr) ~= -1 then
     refresh_lenses(bufnr)
-  elseif had_keys and config.code_lens then
-    clear_lenses(client, bufnr)
+  end
+end
+
+-- The server's diagnostics changed in `bufnr`: its keys and lenses follow, and so do
+-- the lenses of the replies on screen (their blocks' states and lines are in them,
+-- and a reply's own diagnostics change only when a block fails).
+local function diagnostics_changed(bufnr)
+  follow(bufnr)
+  for _, window in ipairs(api.nvim_list_wins()) do
+    local shown = api.nvim_win_get_buf(window)
+    if shown ~= bufnr and is_reply(shown) then
+      refresh_lenses(shown)
+    end
   end
 end
 
@@ -761,6 +1073,9 @@ local function user_commands()
   command('LspEditRejectAll', function(args)
     M.reject_all(args.bang)
   end, { bang = true, desc = 'lsp-edit: reject every change in this file (! everywhere)' })
+  command('LspEditList', function()
+    M.list()
+  end, { desc = 'lsp-edit: the pending changes and the failures in the quickfix list' })
   command('LspEditDiff', function()
     M.diff()
   end, { desc = 'lsp-edit: the proposed file beside this one, in diff mode' })
@@ -798,7 +1113,7 @@ function M.setup(opts)
   api.nvim_create_autocmd('DiagnosticChanged', {
     group = group,
     callback = function(args)
-      follow(args.buf)
+      diagnostics_changed(args.buf)
     end,
   })
   api.nvim_create_autocmd('InsertLeave', {
@@ -811,6 +1126,7 @@ function M.setup(opts)
     group = group,
     callback = function(args)
       mapped[args.buf] = nil
+      asking[args.buf] = nil
     end,
   })
   for _, bufnr in ipairs(api.nvim_list_bufs()) do
