@@ -65,8 +65,8 @@ def folder_problem(path: str) -> str | None:
         found = os.lstat(path)
     except OSError as error:
         return f"the folder `{path}` cannot be read: {error.strerror or error}"
-    if stat.S_ISLNK(found.st_mode) or not stat.S_ISDIR(found.st_mode):
-        return f"`{path}` is not a folder (a link or a file is never followed)"
+    if not stat.S_ISDIR(found.st_mode):
+        return f"`{path}` is not a folder{_if_link(found)}"
     return _owner_problem(path, "folder", found)
 
 
@@ -79,8 +79,12 @@ def entry_problem(path: str, kind: str) -> str | None:
         return f"the {kind} `{path}` cannot be read: {error.strerror or error}"
     wanted = stat.S_ISSOCK if kind == "socket" else stat.S_ISREG
     if not wanted(found.st_mode):
-        return f"`{path}` is not a {kind} (a link is never followed)"
+        return f"`{path}` is not a {kind}{_if_link(found)}"
     return _owner_problem(path, kind, found)
+
+
+def _if_link(found: os.stat_result) -> str:
+    return " (it is a link, and links are never followed)" if stat.S_ISLNK(found.st_mode) else ""
 
 
 def _owner_problem(path: str, kind: str, found: os.stat_result) -> str | None:

@@ -64,10 +64,13 @@ class Agent:
 
 
 @asynccontextmanager
-async def agent(root: Path, *options: str) -> AsyncIterator[Agent]:
-    """`lsp-edit mcp --root ROOT OPTIONS`, started by the SDK's client, initialized."""
+async def agent(root: Path, *options: str, runtime: Path = RUNTIME) -> AsyncIterator[Agent]:
+    """`lsp-edit mcp --root ROOT OPTIONS`, started by the SDK's client, initialized;
+    it looks for editors in the bridge folder under `runtime`."""
     params = StdioServerParameters(
-        command=str(LSP_EDIT), args=["mcp", "--root", str(root), *options], env=ENV
+        command=str(LSP_EDIT),
+        args=["mcp", "--root", str(root), *options],
+        env={**ENV, "XDG_RUNTIME_DIR": str(runtime)},
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
