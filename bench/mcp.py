@@ -1,0 +1,275 @@
+"""`lsp-edit mcp` on the warm path: an agent keeps its MCP server running, so an edit
+after the first costs a round trip, not a process start.
+
+The same 20,000-line file and 200 one-line edits as the whole-process rows
+(bench/process.py), sent by the MCP SDK's own client over stdio: one call holding
+the 200 edits (`propose_reply` with the 200 SEARCH/REPLACE blocks `lsp-edit apply`
+gets there), then 200 calls of one edit each (`propose_reply` with one block, and
+`chunk_diff` in the edit's function), to disk and then to pending review in an
+editor (a real `lsp-edit serve` with the file open, driven as bench/server.py drives
+it). And the first call: from starting `lsp-edit mcp` to the result of its first edit.
+
+    .venv/bin/python -m bench.mcp            # prints the section
+    .venv/bin/python -m bench.mcp --write    # and rewrites it in docs/performance.md
+
+Targets (issue 20): one-edit round trip p50 under 5 ms, the 200 edits in one call
+under 40 ms to disk, the first call after start under 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import mcp  # first: importing `mcp.client` alone runs into a circular import of the SDK
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import TextContent
+
+from bench.process import Edit, edits_for, python_file, search_replace_reply
+from bench.server import Row, Session
+
+ROOT = Path(__file__).resolve().parent.parent
+LSP_EDIT = Path(sys.executable).parent / "lsp-edit"
+HEADING = "## `lsp-edit mcp`: the warm path"
+PATH = "big.py"
+
+del mcp  # (imported for its order only)
+
+
+class Workload:
+    """The file and its edits, each edit as the tools take it."""
+
+    def __init__(self, lines: int = 20_000, count: int = 200) -> None:
+        self.lines = python_file(lines)
+        self.text = "\n".join(self.lines) + "\n"
+        self.edits = edits_for(self.lines, count)
+
+    def all_in_one_reply(self) -> dict[str, Any]:
+        return {"text": search_replace_reply(PATH, self.lines, self.edits)}
+
+    def one_block(self, edit: Edit) -> dict[str, Any]:
+        return {"text": search_replace_reply(PATH, self.lines, [edit])}
+
+    def chunk(self, edit: Edit) -> dict[str, Any]:
+        function = self.lines[edit.line - 1].split("(")[0].removeprefix("def ")
+        chunk = {
+            "context_before": [edit.above],
+            "old_lines": [edit.before],
+            "new_lines": [edit.after],
+        }
+        return {"path": PATH, "ast_path": function, "chunks": [chunk]}
+
+
+class Agent:
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> tuple[str, float]:
+        """The result's text, and the round trip in ms."""
+        start = time.perf_counter()
+        result = await self.session.call_tool(tool, arguments)
+        elapsed = (time.perf_counter() - start) * 1000
+        (content,) = result.content
+        assert isinstance(content, TextContent)
+        if result.is_error:
+            raise RuntimeError(f"{tool} failed: {content.text}")
+        return content.text, elapsed
+
+
+@asynccontextmanager
+async def agent(root: Path) -> AsyncIterator[Agent]:
+    params = StdioServerParameters(
+        command=str(LSP_EDIT), args=["mcp", "--root", str(root)], env=dict(os.environ)
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield Agent(session)
+
+
+def _ms(values: Sequence[float]) -> str:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+    return f"median {statistics.median(ordered):.2f} ms, p95 {p95:.2f} ms"
+
+
+def _target(name: str, value: str, limit: float, measured: float) -> Row:
+    return Row(name, value, f"< {limit:g} ms", measured < limit)
+
+
+async def first_call(work: Workload, folder: Path, runs: int) -> list[Row]:
+    """Fresh `lsp-edit mcp` processes: starting one to its first edit's result."""
+    starts: list[float] = []
+    ready: list[float] = []
+    for _ in range(runs):
+        (folder / PATH).write_text(work.text)
+        start = time.perf_counter()
+        async with agent(folder) as tools:
+            ready.append((time.perf_counter() - start) * 1000)
+            await tools.call("propose_reply", work.one_block(work.edits[0]))
+            starts.append((time.perf_counter() - start) * 1000)
+    first = statistics.median(starts)
+    return [
+        _target(
+            "first call: from starting `lsp-edit mcp` to the result of its first edit (to disk)",
+            f"median {first:.0f} ms (initialized after {statistics.median(ready):.0f} ms), "
+            f"{runs} runs",
+            1000,
+            first,
+        )
+    ]
+
+
+async def warm_rows(work: Workload, tools: Agent, where: str, reset: Any) -> list[Row]:
+    """The 200 edits in one call, then one per call, with `reset` putting the file (or
+    the review) back between rows."""
+    whole: list[float] = []
+    for _ in range(5):
+        await reset()
+        whole.append((await tools.call("propose_reply", work.all_in_one_reply()))[1])
+    await reset()
+    blocks = [(await tools.call("propose_reply", work.one_block(e)))[1] for e in work.edits]
+    await reset()
+    chunks = [(await tools.call("chunk_diff", work.chunk(e)))[1] for e in work.edits]
+    count = len(work.edits)
+    many = statistics.median(whole)
+    rows = [
+        Row(
+            f"one call of {count} edits (`propose_reply`, SEARCH/REPLACE blocks), {where}",
+            f"median {many:.1f} ms of 5",
+        ),
+        _target(
+            f"{count} calls of one edit each (`propose_reply`, one block), {where}",
+            _ms(blocks),
+            5,
+            statistics.median(blocks),
+        ),
+        _target(
+            f"{count} calls of one edit each (`chunk_diff` in the edit's function), {where}",
+            _ms(chunks),
+            5,
+            statistics.median(chunks),
+        ),
+    ]
+    if where == "to disk":
+        rows[0] = _target(rows[0].name, rows[0].value, 40, many)
+    return rows
+
+
+async def disk_rows(work: Workload, folder: Path) -> list[Row]:
+    async def reset() -> None:
+        (folder / PATH).write_text(work.text)
+
+    async with agent(folder) as tools:
+        return await warm_rows(work, tools, "to disk", reset)
+
+
+async def review_rows(work: Workload, folder: Path) -> list[Row]:
+    """The same calls while an editor has the file open: each edit becomes a change
+    pending there (the editor's diagnostics published for it), rejected between rows."""
+    editor = Session(folder, work.text)
+    await editor.start()
+    try:
+        await _published(folder)
+
+        async def reset() -> None:
+            await editor.command("lspEdit.rejectAll", {})
+
+        async with agent(folder) as tools:
+            rows = await warm_rows(work, tools, "to pending review", reset)
+        pending = await editor.command("lspEdit.list", {})
+        assert pending["changes"], "no change went to the editor's review"
+        return rows
+    finally:
+        await editor.stop()
+
+
+async def _published(folder: Path) -> None:
+    from lsp_edit import bridge
+
+    for _ in range(400):
+        found = bridge.editors_for(os.path.realpath(folder / PATH))
+        if isinstance(found, bridge.Editors) and found.found:
+            return
+        await asyncio.sleep(0.05)
+    raise RuntimeError("the editor's server did not publish its bridge")
+
+
+async def _all_rows(quick: bool) -> list[Row]:
+    work = Workload(2_000 if quick else 20_000, 50 if quick else 200)
+    with (
+        tempfile.TemporaryDirectory(prefix="le-") as runtime,
+        tempfile.TemporaryDirectory() as made,
+    ):
+        # A bridge folder of the bench's own: no editor of the user's is involved.
+        os.environ["XDG_RUNTIME_DIR"] = runtime
+        disk, review = Path(made) / "disk", Path(made) / "review"
+        disk.mkdir()
+        review.mkdir()
+        rows = await first_call(work, disk, 3 if quick else 7)
+        rows += await disk_rows(work, disk)
+        rows += await review_rows(work, review)
+        return rows
+
+
+def section(quick: bool = False) -> list[str]:
+    """The section of docs/performance.md, measured now."""
+    rows = asyncio.run(_all_rows(quick))
+    lines = [
+        HEADING,
+        "",
+        "An agent keeps `lsp-edit mcp` running for its whole session (`bench/mcp.py`): the MCP",
+        "SDK's own client sends the same 20,000-line file's 200 one-line edits as the",
+        "whole-process rows above, as round trips over stdio. To pending review, an editor",
+        "(`lsp-edit serve`, driven as above) has the file open, and each edit becomes a change",
+        "pending there. Targets: one edit per call under 5 ms (p50), the 200 edits in one",
+        "call under 40 ms to disk, the first call after starting the server under 1 s.",
+        "",
+        "| measure | result | target |",
+        "|---|---|---|",
+    ]
+    for row in rows:
+        met = "" if row.met is None else (" (met)" if row.met else " (**missed**)")
+        lines.append(f"| {row.name} | {row.value} | {row.target}{met} |")
+    return [*lines, ""]
+
+
+def write(lines: list[str], page: Path = ROOT / "docs" / "performance.md") -> None:
+    """Puts the section in the page, in place of the one there (or before the
+    targets missed, at the end, the first time)."""
+    text = page.read_text()
+    body = "\n".join(lines) + "\n"
+    if HEADING in text:
+        start = text.index(HEADING)
+        following = text.find("\n## ", start + len(HEADING))
+        end = len(text) if following < 0 else following + 1
+    else:
+        start = end = text.find("## Where the targets are missed")
+        if start < 0:
+            start = end = len(text)
+    page.write_text(text[:start] + body + text[end:])
+
+
+def main() -> int:
+    options = argparse.ArgumentParser(description=__doc__)
+    options.add_argument("--quick", action="store_true", help="a smaller file and fewer edits")
+    options.add_argument("--write", action="store_true", help="rewrite docs/performance.md")
+    args = options.parse_args()
+    lines = section(args.quick)
+    print("\n".join(lines))
+    if args.write and not args.quick:
+        write(lines)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
