@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp  # first: importing `mcp.client` alone runs into a circular import of the SDK
+from lsprotocol import types
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import TextContent
@@ -177,6 +178,11 @@ async def review_rows(work: Workload, folder: Path) -> list[Row]:
     """The same calls while an editor has the file open: each edit becomes a change
     pending there (the editor's diagnostics published for it), rejected between rows."""
     editor = Session(folder, work.text)
+
+    @editor.client.feature(types.WINDOW_SHOW_MESSAGE)  # type: ignore[untyped-decorator]
+    def told(params: types.ShowMessageParams) -> None:
+        return None  # (the user is told an agent proposed changes)
+
     await editor.start()
     try:
         await _published(folder)

@@ -38,6 +38,7 @@ from lsp_edit.server.editor import Editor
 from lsp_edit.server.files import EditorFiles
 from lsp_edit.server.settings import MODES
 from lsp_edit.server.store import PendingChange
+from lsp_edit.symbols import SymbolIndex
 from lsp_edit.text import Text
 from lsp_edit.workspace import FileRef, Workspace
 
@@ -56,6 +57,9 @@ class Agents:
         self.editor = editor
         self.door: bridge.Door | None = None
         self._showing: set[asyncio.Future[None]] = set()  # kept until shown
+        # Kept between proposals: an agent edits the same files call after call, and
+        # each new text of a file is then reparsed around the edit, not whole.
+        self.symbols = SymbolIndex()
 
     async def open(self) -> None:
         opened = await bridge.open_door(self.answer)
@@ -112,8 +116,9 @@ class Agents:
                 target = Path(located.path)
         editor = self.editor
         session = editor.store.session(None, mode)
-        added = editor.store.propose(session, call.items, files, target)
-        editor.publish({c.path for c in added})
+        added = editor.store.propose(session, call.items, files, target, self.symbols)
+        # (published at once, or with the next when an agent sends call after call)
+        editor.publish_promptly({c.path for c in added})
         pending = [c for c in added if c.pending]
         if pending:
             self._announce(pending, request.get("agent"))
