@@ -262,6 +262,9 @@ async def test_the_editor_makes_its_bridge_folder_private_and_refuses_one_others
         assert await bridge.ask(forged, {"request": "ping"}) == {
             "error": "the token is not this editor's"
         }
+        door.publish([])  # the editor closed its last workspace folder
+        assert door.published == []
+        assert bridge.editors_for(os.path.realpath(made)) == bridge.Editors(())
         door.close()
         assert os.listdir(folder) == []
         folder.chmod(0o755)
