@@ -111,6 +111,8 @@ class Toolbox:
                     f"Removed `{editor.file}`: the lsp-edit server it names (pid "
                     f"{editor.pid}) did not answer.",
                 )
+            except (OSError, TimeoutError, ValueError) as error:
+                return _broken(editor, error)
         if self.options.review_only:
             return ToolResult(
                 f"Nothing was written: no editor runs lsp-edit for `{self.root}`, and this "
@@ -268,7 +270,7 @@ class Toolbox:
         for editor, asked in by_editor.items():
             try:
                 answer = await bridge.ask(editor, {"request": "status", "ids": asked})
-            except (bridge.Unreachable, OSError):
+            except (bridge.Unreachable, OSError, TimeoutError, ValueError):
                 parts.append(
                     f"The editor that reviews {', '.join(asked)} (pid {editor.pid}) is closed; "
                     "changes still pending there were never applied."
@@ -409,7 +411,7 @@ class Toolbox:
             answer = await bridge.ask(
                 found.found[0], {"request": "read", "path": os.fspath(ref.path)}
             )
-        except (bridge.Unreachable, OSError):
+        except (bridge.Unreachable, OSError, TimeoutError, ValueError):
             return None
         if "text" in answer:
             return Text.from_string(str(answer["text"]))
@@ -454,6 +456,17 @@ def _ids(rows: Sequence[Mapping[str, Any]], ids: Sequence[str]) -> str:
 def _not_placed(rows: Sequence[Mapping[str, Any]]) -> bool:
     return any(
         row["status"] in _NOT_PLACED and row.get("code") != "already_applied" for row in rows
+    )
+
+
+def _broken(editor: bridge.Publication, error: Exception) -> ToolResult:
+    """The editor's server went away (or stopped answering) during a call."""
+    why = str(error) or type(error).__name__
+    return ToolResult(
+        f"The editor's lsp-edit server (pid {editor.pid}) stopped answering ({why}). What "
+        "it received may be pending there while it runs; check with `review_status`, or "
+        "`read` the file, before you send the edit again.",
+        is_error=True,
     )
 
 

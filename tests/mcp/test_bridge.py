@@ -115,6 +115,28 @@ async def test_the_file_of_an_editor_that_died_is_removed_with_review_only(
     assert (project / "shop" / "cart.py").read_text() == (EXAMPLE / "shop" / "cart.py").read_text()
 
 
+async def test_an_editor_that_dies_while_the_agent_waits_ends_the_wait_with_an_error(
+    project: Path,
+) -> None:
+    server = await start_editor(project)
+    async with agent(project, "--wait") as tools:
+        call = asyncio.ensure_future(tools.call("replace_symbol", **replace_total()))
+        for _ in range(400):  # the change is pending once the editor reviews it
+            if (await bridge.ask(await published(project), {"request": "status"})).get("changes"):
+                break
+            await asyncio.sleep(0.05)
+        server.send_signal(signal.SIGKILL)
+        await server.wait()
+        assert await asyncio.wait_for(call, 30) == (
+            f"The editor's lsp-edit server (pid {server.pid}) stopped answering (the editor's "
+            "lsp-edit server closed the connection). What it received may be pending there "
+            "while it runs; check with `review_status`, or `read` the file, before you send "
+            "the edit again.",
+            True,
+        )
+    assert (project / "shop" / "cart.py").read_text() == (EXAMPLE / "shop" / "cart.py").read_text()
+
+
 # --- files written here, as a second editor, a careless user or another user would -----------
 
 
