@@ -209,13 +209,22 @@ async def _answer(
                 handling.cancel()
                 return
             gone.cancel()
-            answer = handling.result()
+            answer = _result_of(handling)
         writer.write(json.dumps(answer).encode() + b"\n")
         await writer.drain()
     except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as error:
         log.info("agent bridge connection ended: %s", error)
     finally:
         writer.close()
+
+
+def _result_of(handling: asyncio.Future[dict[str, Any]]) -> dict[str, Any]:
+    """The handler's answer; a bug in it is an error answer, and the server goes on."""
+    try:
+        return handling.result()
+    except Exception as error:
+        log.exception("an agent bridge request failed")
+        return {"error": f"the editor's lsp-edit server failed on this request: {error!r}"}
 
 
 def _same_user(writer: asyncio.StreamWriter) -> bool:

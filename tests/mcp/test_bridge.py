@@ -294,3 +294,27 @@ async def test_the_editor_makes_its_bridge_folder_private_and_refuses_one_others
             f"the folder `{folder}` can be reached by other users (mode 0755); only its owner "
             "may (`chmod 700`)"
         )
+
+
+async def test_a_request_the_editor_fails_on_is_answered_with_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with tempfile.TemporaryDirectory(prefix="le-") as made:
+        monkeypatch.setenv("XDG_RUNTIME_DIR", made)
+
+        async def broken(request: dict[str, object]) -> dict[str, object]:
+            raise KeyError("a bug")
+
+        door = await bridge.open_door(broken)
+        assert isinstance(door, bridge.Door)
+        door.publish([made])
+        (file,) = door.published
+        publication = bridge.Publication(file, made, door.socket_path, os.getpid(), door.token)
+        try:
+            assert await bridge.ask(publication, {"request": "ping"}) == {
+                "error": "the editor's lsp-edit server failed on this request: KeyError('a bug')"
+            }
+            # and it goes on answering
+            assert "error" in await bridge.ask(publication, {"request": "ping"})
+        finally:
+            door.close()
