@@ -8,7 +8,9 @@ Measures, each against input size:
 - placing SEARCH/REPLACE blocks in a large file: median and p95 per block, and
   200 blocks in sequence;
 - building the symbol index of a 20,000-line file per language, and re-indexing
-  after a one-line edit.
+  after a one-line edit;
+- `lsp-edit apply` as a whole process, `lsp-edit serve` driven over stdio, and
+  `lsp-edit mcp` on the warm path (bench/process.py, bench/server.py, bench/mcp.py).
 """
 
 from __future__ import annotations
@@ -594,6 +596,15 @@ def server_section(quick: bool) -> list[str]:
     return [*lines, ""]
 
 
+def mcp_section(quick: bool) -> list[str]:
+    """`lsp-edit mcp` driven by the MCP SDK's client on the warm path (bench/mcp.py)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bench.mcp import section
+
+    return section(quick)
+
+
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--quick", action="store_true", help="small sizes, print only")
@@ -687,6 +698,7 @@ def main() -> int:
         *process_section(args.quick, measured),
         "",
         *server_section(args.quick),
+        *mcp_section(args.quick),
         *missed_targets(measured, missed),
     ]
     page = "\n".join(sections)

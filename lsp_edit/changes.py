@@ -295,6 +295,7 @@ class Planner:
         ids: Iterator[str] | None = None,
         reply: str | None = None,
         list_failures: int | None = None,
+        symbols: SymbolIndex | None = None,
     ) -> None:
         """`reply` is the reply's text, when the caller has it: a whole-file block that
         leaves out definitions the reply's prose names may have removed them on
@@ -303,7 +304,10 @@ class Planner:
         With `list_failures`, once that many changes failed (or were already in the
         file), a block that could not be read is only counted
         (`Plan.unlisted_failures`), not made a change: for a caller that lists no
-        more of them (the summary), a reply of half a million such blocks."""
+        more of them (the summary), a reply of half a million such blocks.
+
+        `symbols` is an index to keep using (a caller placing reply after reply in
+        the same files): otherwise the first block that needs one makes it."""
         self.files = files
         self._list_failures = list_failures
         self._unapplied = 0  # changes recorded that failed or were already applied
@@ -322,7 +326,7 @@ class Planner:
         self._history: dict[str, list[tuple[LineEdit, ...]]] = {}
         # One index for the reply, made by the first block that needs symbols: each
         # block's text is reparsed incrementally from the previous one of the same file.
-        self._symbols: SymbolIndex | None = None
+        self._symbols: SymbolIndex | None = symbols
         # Files whose blocks land in a draft, changed in place block after block;
         # their `FileOutcome.after` is brought up to date when the items are placed.
         self._drafts: dict[str, Draft] = {}

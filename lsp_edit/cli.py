@@ -4,6 +4,7 @@
     lsp-edit symbols FILE [--json]
     lsp-edit instructions [--mode M]
     lsp-edit serve [--tcp HOST:PORT] [--log-file FILE] [--log-level LEVEL]
+    lsp-edit mcp [--root DIR] [--mode M] [--wait] [--wait-timeout SECONDS] [--review-only]
 
 `apply` exits 0 when every block applied (or was already in the file), 1 when
 some did not (or the reply held no edit block), 2 for a usage or I/O error, which
@@ -158,7 +159,49 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
         help="how much to log (default WARNING)",
     )
+    _add_mcp(commands, plain)
     return parser
+
+
+def _add_mcp(commands: Any, plain: Any) -> None:
+    from lsp_edit.changes import EDIT_MODES
+
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the symbol-editing tools to coding agents over MCP (stdio)",
+        description="Serve the symbol-editing tools to a coding agent over the Model Context\n"
+        "Protocol, on standard input and output. An edit goes to the review of the user's\n"
+        "editor when it runs `lsp-edit serve` for the workspace, else to disk (docs/mcp.md).",
+        formatter_class=plain,
+    )
+    mcp.add_argument(
+        "--root", default=".", help="workspace root: tool paths are relative to it (default: .)"
+    )
+    mcp.add_argument(
+        "--mode",
+        default="auto",
+        choices=("auto", *EDIT_MODES),
+        help="how fenced blocks of `propose_reply` are read (default auto)",
+    )
+    mcp.add_argument(
+        "--wait",
+        action="store_true",
+        help="an edit sent to the editor's review returns only once the user accepted or "
+        "rejected each change (the tools' `wait` argument decides per call)",
+    )
+    mcp.add_argument(
+        "--wait-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="how long a waiting call waits for the user's decision (default 600)",
+    )
+    mcp.add_argument(
+        "--review-only",
+        action="store_true",
+        help="refuse an edit when no editor runs lsp-edit for the workspace, instead of "
+        "writing it to disk",
+    )
 
 
 # `apply`'s options, by the name each has in the arguments: those that take a value,
@@ -218,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_symbols(args)
         if args.command == "serve":
             return run_serve(args)
+        if args.command == "mcp":
+            return run_mcp(args)
         return run_instructions(args)
     except UsageError as error:
         print(f"lsp-edit: {error}", file=sys.stderr)
@@ -355,11 +400,7 @@ def _read_and_place(reply: str, planner: Planner) -> None:
 
 def _not_written(failure: WriteFailure) -> str:
     """Why no file holds the reply, and what each file holds now."""
-    states = "; ".join(f"`{name}` {state}" for name, state in failure.states)
-    return (
-        f"Writing the files failed at `{failure.file}` ({failure.reason}), so none was "
-        f"changed: {states}."
-    )
+    return failure.explained
 
 
 def _read_reply(source: str) -> str:
@@ -496,10 +537,10 @@ def run_symbols(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(rows, indent=2))
         return EXIT_OK
-    width = max((len(s.dotted) for s in symbols), default=0)
-    kinds = max((len(s.kind) for s in symbols), default=0)
-    for s in symbols:
-        print(f"{s.dotted:<{width}}  {s.kind:<{kinds}}  {s.start_line + 1}-{s.end_line}")
+    from lsp_edit.symbols.model import symbol_table
+
+    for row in symbol_table(symbols):
+        print(row)
     return EXIT_OK
 
 
@@ -517,6 +558,30 @@ def run_serve(args: argparse.Namespace) -> int:
     # runs for hours, and collects its garbage.
     gc.enable()
     serve(tcp=tcp, log_file=args.log_file, log_level=args.log_level)
+    return EXIT_OK
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    from lsp_edit.workspace import is_folder
+
+    if not is_folder(args.root):
+        raise UsageError(f"--root {args.root}: not a folder")
+    if not args.wait_timeout >= 0:
+        raise UsageError(f"--wait-timeout {args.wait_timeout:g}: must be 0 or more seconds")
+    # The MCP SDK loads only here: `apply` and `serve` never import it.
+    from lsp_edit.mcp.stdio import serve
+    from lsp_edit.mcp.toolbox import Options
+
+    gc.enable()  # a server runs for hours (see `run_serve`)
+    serve(
+        Options(
+            root=args.root,
+            mode=args.mode,
+            wait=args.wait,
+            wait_timeout=args.wait_timeout,
+            review_only=args.review_only,
+        )
+    )
     return EXIT_OK
 
 

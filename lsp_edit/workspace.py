@@ -52,6 +52,15 @@ class WriteFailure:
     reason: str
     states: tuple[tuple[str, str], ...]
 
+    @property
+    def explained(self) -> str:
+        """Why no file holds the reply, and what each file holds now."""
+        states = "; ".join(f"`{name}` {state}" for name, state in self.states)
+        return (
+            f"Writing the files failed at `{self.file}` ({self.reason}), so none was "
+            f"changed: {states}."
+        )
+
 
 @value
 class FileRef:

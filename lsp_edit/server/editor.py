@@ -109,6 +109,9 @@ class Editor:
         self._flush: asyncio.TimerHandle | None = None
         self._last_publish = 0.0
         self._publish_cost = 0.0
+        # Set (and replaced) when a publication follows a decision: see `next_decision`.
+        self._decided = asyncio.Event()
+        self._decisions_told = 0
 
     def start(
         self,
@@ -252,6 +255,21 @@ class Editor:
                 )
         if self.client.lens_refresh:
             self.server.workspace_code_lens_refresh(None)
+        self._tell_decisions()
+
+    def _tell_decisions(self) -> None:
+        """Wakes whoever waits for a decision, when the store counted one: every
+        decision (accepting, rejecting, typing that applies a change or leaves it
+        stale) is published."""
+        if self.store.decisions != self._decisions_told:
+            self._decisions_told = self.store.decisions
+            self._decided.set()
+            self._decided = asyncio.Event()
+
+    async def next_decision(self) -> None:
+        """Returns once the next decision is published (an agent waiting for the
+        user's review reads the store again then)."""
+        await self._decided.wait()
 
     def _send_diagnostics(self, uri: str, diagnostics: list[dict[str, Any]]) -> None:
         """`textDocument/publishDiagnostics` with diagnostics already in JSON form:

@@ -48,6 +48,7 @@ from lsp_edit.workspace import FileRef
 
 if TYPE_CHECKING:
     from lsp_edit.changes import FileSource
+    from lsp_edit.symbols import SymbolIndex
 
 NOWHERE = Path()
 """The path of a failure that names no file: it is listed, never shown in a file."""
@@ -204,10 +205,12 @@ class Store:
         items: Sequence[ReplyItem],
         files: FileSource,
         default_target: Path | None = None,
+        symbols: SymbolIndex | None = None,
     ) -> list[PendingChange]:
         """Places a whole reply's blocks in order, as `lsp-edit apply` does, and keeps
-        each as a change of the buffers as they are."""
-        return self.reply(session, files, default_target).add(items)
+        each as a change of the buffers as they are. `symbols` is an index kept
+        between proposals (an agent's, one call after another in the same files)."""
+        return self.reply(session, files, default_target, symbols=symbols).add(items)
 
     def reply(
         self,
@@ -217,11 +220,12 @@ class Store:
         *,
         document: str | None = None,
         mark: Callable[[Path], object] = lambda path: None,
+        symbols: SymbolIndex | None = None,
     ) -> Reply:
         """A reply whose blocks arrive over time (a reply document, a stream)."""
         if default_target is not None:
             session.default_target = str(default_target)
-        return Reply(self, session, files, document, mark)
+        return Reply(self, session, files, document, mark, symbols)
 
     def _add(self, change: PendingChange) -> None:
         self.changes[change.id] = change
@@ -636,8 +640,10 @@ class Reply:
         files: FileSource,
         document: str | None,
         mark: Callable[[Path], object],
+        symbols: SymbolIndex | None = None,
     ) -> None:
         self.store = store
+        self._symbols = symbols
         self.session = session
         self.files = files
         self.document = document
@@ -654,6 +660,7 @@ class Reply:
             self.session.mode,
             default_target=self.session.default_target,
             ids=self._ids,
+            symbols=self._symbols,
         )
         self._composers: dict[str, Composer] = {}
         self._marks: dict[Path, object] = {}

@@ -6,6 +6,10 @@ from functools import partial
 
 from lsp_edit.values import NamedTuple
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 
 class Symbol(NamedTuple):
     """One definition in a document.
@@ -36,3 +40,13 @@ class Symbol(NamedTuple):
 # A symbol from its fields in order, built without a call into Python: about a
 # tenth of what `Symbol(...)` costs.
 symbol_from_row = partial(tuple.__new__, Symbol)
+
+
+def symbol_table(symbols: Sequence[Symbol]) -> list[str]:
+    """One row per symbol, as `lsp-edit symbols` prints them: its AST path, kind and
+    1-based line range (first and last line), in aligned columns."""
+    width = max((len(s.dotted) for s in symbols), default=0)
+    kinds = max((len(s.kind) for s in symbols), default=0)
+    return [
+        f"{s.dotted:<{width}}  {s.kind:<{kinds}}  {s.start_line + 1}-{s.end_line}" for s in symbols
+    ]

@@ -558,6 +558,25 @@ function scenarios.many_failures()
   out.listed = #lsp_edit.list()
 end
 
+-- An agent's edit (lsp-edit mcp, run by the test meanwhile) pending in the file the
+-- user has open: the user accepts it with the one-key code action and saves.
+function scenarios.agent()
+  local cart = open(input.file)
+  vim.fn.writefile({}, env.LSP_EDIT_OUT .. '.ready')
+  if not vim.wait(60000, function()
+    return pending(cart) == 1
+  end, 20) then
+    error('timed out waiting for the agent\'s change')
+  end
+  out.diagnostics = ours(cart)
+  out.unchanged_while_pending = lines(cart) == input.original
+  goto_line(cart, input.first_line)
+  lsp_edit.accept_here()
+  wait_pending(cart, 0)
+  out.buffer = lines(cart)
+  save(cart, input.file)
+end
+
 local ok, err = xpcall(function()
   scenarios[input.scenario]()
 end, debug.traceback)
