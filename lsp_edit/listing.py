@@ -54,12 +54,12 @@ class FileListing:
         return sorted(
             path
             for path in found
-            if (path == tail or path.endswith(suffix)) and (self.root / path).is_file()
+            if (path == tail or path.endswith(suffix)) and _is_file(self.root / path)
         )
 
     def named(self, name: str) -> list[str]:
         """The files called `name`, in any folder, sorted."""
-        return sorted(path for path in self._index().get(name, ()) if (self.root / path).is_file())
+        return sorted(path for path in self._index().get(name, ()) if _is_file(self.root / path))
 
     def added(self, relative: str) -> None:
         """A file was created (or written): it is a candidate unless ignored."""
@@ -139,14 +139,32 @@ def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], path: str) -> bool
     return False
 
 
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file one may read (one in a folder the user may not enter
+    is not, rather than an error)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _gitignore(folder: Path) -> pathspec.GitIgnoreSpec | None:
+    """The rules of the folder's `.gitignore`; None when it has none or it cannot be
+    read (a folder of that name, a link to nowhere, no permission)."""
     try:
         text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    except (OSError, ValueError):
         return None
     import pathspec
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-    return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    patterns = []
+    for line in text.splitlines():
+        try:
+            patterns.append(GitIgnoreSpecPattern(line))
+        except ValueError:
+            continue  # a pattern git cannot read either (`!` alone): git skips it too
+    return pathspec.GitIgnoreSpec(patterns)
 
 
 def _git(root: Path, *args: str, check: bool = True) -> list[str] | None:

@@ -585,3 +585,17 @@ def test_the_server_collects_its_garbage_though_the_program_starts_with_collecti
     finally:
         gc.enable()
     assert collecting == [True]
+
+
+def test_apply_finds_a_file_by_its_tail_when_a_gitignore_holds_a_pattern_git_cannot_read(
+    tmp_path, capsys
+):
+    root = tmp_path / "project"
+    (root / "src/pkg").mkdir(parents=True)
+    (root / ".gitignore").write_text("!\n*.log\n")
+    (root / "src/pkg/util.py").write_text("x = 1\n")
+    reply = "pkg/util.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
+    code, out, err = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(root))
+    assert (code, err) == (0, "")
+    assert (root / "src/pkg/util.py").read_text() == "x = 2\n"
+    assert "resolved to `src/pkg/util.py`" in out
