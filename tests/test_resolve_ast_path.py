@@ -430,3 +430,18 @@ def test_a_replacement_written_with_tabs_follows_a_space_indented_file() -> None
     assert _apply(source, "A-m", "def m(self):\n\treturn 2") == (
         "class A:\n    def m(self):\n        return 2\n"
     )
+
+
+def test_a_class_replaced_with_a_new_stub_method_keeps_the_stub_body() -> None:
+    source = "class Shape(Protocol):\n    def name(self) -> str:\n        return 'x'\n"
+    content = (
+        "class Shape(Protocol):\n    def name(self) -> str:\n        return 'x'\n\n"
+        "    def attribute(self) -> int:\n        ..."
+    )
+    assert _apply(source, "Shape", content) == content + "\n"
+
+
+def test_a_stub_inserted_after_a_method_keeps_its_body() -> None:
+    source = "class Shape(Protocol):\n    def name(self) -> str:\n        return 'x'\n"
+    after = _apply(source, "Shape-name:after", "def attribute(self) -> int:\n    ...")
+    assert after == source + "\n    def attribute(self) -> int:\n        ...\n"
