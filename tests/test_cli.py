@@ -599,3 +599,12 @@ def test_apply_finds_a_file_by_its_tail_when_a_gitignore_holds_a_pattern_git_can
     assert (code, err) == (0, "")
     assert (root / "src/pkg/util.py").read_text() == "x = 2\n"
     assert "resolved to `src/pkg/util.py`" in out
+
+
+def test_apply_a_v4a_patch_at_the_end_of_a_file_without_a_final_newline_adds_none(
+    project, tmp_path, capsys
+):
+    patch = "*** Begin Patch\n*** Update File: notes.txt\n@@\n two\n-three\n+3\n*** End Patch\n"
+    code, _, _ = run(capsys, "apply", write_reply(tmp_path, patch), "--root", str(project))
+    assert code == 0
+    assert (project / "notes.txt").read_bytes() == b"one\r\ntwo\r\n3"

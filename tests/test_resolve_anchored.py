@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -360,9 +361,13 @@ def test_a_patch_hunk_of_added_lines_only_goes_at_the_end_of_the_file() -> None:
     assert after == "line1\nline2\nadded 1\nadded 2\n"
 
 
-def test_a_patch_that_writes_the_last_line_ends_the_file_with_a_newline() -> None:
-    _, after = apply("one\ntwo", block(hunk("two", "2\nthree"), fmt="v4a"))
-    assert after == "one\n2\nthree\n"
+@pytest.mark.parametrize("fmt", ["v4a", "unified_diff"])
+def test_a_patch_that_writes_the_last_line_keeps_the_missing_final_newline(
+    fmt: AnchoredFormat,
+) -> None:
+    result, after = apply("one\ntwo", block(hunk("two", "2\nthree"), fmt=fmt))
+    assert after == "one\n2\nthree"
+    assert isinstance(result, Placed) and result.notes == ()
 
 
 def test_a_patch_that_leaves_the_last_line_alone_keeps_the_missing_final_newline() -> None:

@@ -128,14 +128,12 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
         strategies.append(outcome.strategy)
         if outcome.notes:
             notes.extend(label + note for note in outcome.notes)
-        if outcome.start + len(outcome.lines) == composer.length and outcome.lines:
+        ends_file = outcome.start + len(outcome.lines) == composer.length and outcome.lines
+        if ends_file and hunk.final_newline is not None:
             # `\ No newline at end of file` speaks of the file's end: only a hunk placed
-            # there. Without it, a diff's or patch's lines are whole lines: one that
-            # writes the last line of the file ends it with a newline.
-            if hunk.final_newline is not None:
-                final_newline = hunk.final_newline
-            elif block.format in _PATCH_FORMATS and composer.origin_of(composer.length - 1) is None:
-                final_newline = True
+            # there. A hunk without it says nothing of the final newline (V4A cannot say
+            # it at all), so the file keeps its own.
+            final_newline = hunk.final_newline
     edits = composer.edits()
     if text.lines and final_newline == text.final_newline:
         final_newline = None
