@@ -589,6 +589,10 @@ class Planner:
             from lsp_edit.resolve.line_ops import resolve_line_operation
 
             return resolve_line_operation(item, text)
+        if isinstance(item, FencedEdit):
+            mismatch = _language_mismatch(item, ref)
+            if mismatch is not None:
+                return mismatch
         language = _language(item, ref)
         if language is None:
             return Refused(
@@ -662,13 +666,27 @@ def _prose_path(item: EditBlock) -> bool:
 
 
 def _language(item: FencedEdit | ChunkDiff, ref: FileRef) -> str | None:
-    from lsp_edit.symbols import language_for
+    """The language the block's file is read in: the file's own, never one it is not."""
+    from lsp_edit.symbols.languages import language_of_file
 
-    if isinstance(item, FencedEdit):
-        found = language_for(item.language)
-        if found is not None:
-            return found
-    return language_for(ref.relative)
+    return language_of_file(ref.relative, item.language if isinstance(item, FencedEdit) else None)
+
+
+def _language_mismatch(item: FencedEdit, ref: FileRef) -> Refused | None:
+    """An AST path block tagged with a language its file is not written in."""
+    from lsp_edit.symbols.languages import language_for, language_of_file, tag_contradicts
+
+    if not tag_contradicts(ref.relative, item.language):
+        return None
+    tagged = language_for(item.language)
+    own = language_of_file(ref.relative)
+    what = f"a {own} file" if own else f"not a {tagged} file"
+    return Refused(
+        "language_mismatch",
+        f"The block is tagged `{item.language}`, but `{ref.relative}` is {what}, so the AST "
+        f"path cannot name a {tagged} definition there. Put the path of the {tagged} file "
+        "it edits on the line before the block.",
+    )
 
 
 def _fail(change: Change, refusal: Refused) -> Change:
