@@ -82,7 +82,9 @@ for _status in ("pending", "applied", "rejected", "failed", "skipped", "stale"):
 @record(slots=True)
 class Change:
     """One block's outcome. `range` is the 1-based inclusive lines the change covers
-    in the file as it was when the change was placed; `edits` are against that text."""
+    in the file as it was when the change was placed; `edits` are against that text.
+    `lines`, for a change not placed, are the lines of that text its refusal is about
+    (`Refused.lines`)."""
 
     id: str
     description: str
@@ -96,6 +98,7 @@ class Change:
     notes: tuple[str, ...] = ()
     span: ReplySpan | None = None
     edits: tuple[LineEdit, ...] = ()
+    lines: tuple[tuple[int, int], ...] = ()
 
     @property
     def succeeded(self) -> bool:
@@ -648,6 +651,13 @@ class Planner:
                 )
         return item.path, None
 
+    def lines_as_read(self, change: Change) -> tuple[tuple[int, int], ...]:
+        """A change's `lines` in its file as this planner first read it, before the
+        reply's earlier blocks changed it (a line they wrote is the place they wrote it)."""
+        batches = self._history.get(change.file or "", [])
+        spans = ((_line_before(a, batches), _line_before(b, batches)) for a, b in change.lines)
+        return tuple((first, max(first, last)) for first, last in spans)
+
     def _missing(self, ref: FileRef) -> Refused:
         similar = self.files.similar_files(ref.relative.rsplit("/", 1)[-1])
         hint = f" Files with a similar name: {', '.join(similar[:5])}." if similar else ""
@@ -689,10 +699,33 @@ def _language_mismatch(item: FencedEdit, ref: FileRef) -> Refused | None:
     )
 
 
+def _line_before(line: int, batches: Sequence[Sequence[LineEdit]]) -> int:
+    """A 1-based line of a file after the edit batches, in the file before them."""
+    at = line - 1
+    for batch in reversed(batches):
+        at = _before_batch(at, batch)
+    return at + 1
+
+
+def _before_batch(at: int, batch: Sequence[LineEdit]) -> int:
+    """A 0-based line after one batch of edits (sorted, each against the text before
+    the batch) in the text before it; a line an edit wrote is where that edit was."""
+    shift = 0
+    for edit in batch:
+        start = edit.start + shift
+        if at < start:
+            break
+        if at < start + len(edit.new_lines):
+            return edit.start
+        shift += edit.delta
+    return at - shift
+
+
 def _fail(change: Change, refusal: Refused) -> Change:
     change.status = Status.FAILED
     change.code = refusal.code
     change.message = refusal.message
+    change.lines = refusal.lines
     return change
 
 

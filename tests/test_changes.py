@@ -624,3 +624,17 @@ def test_a_whole_file_block_tagged_with_another_language_is_not_read_as_that_lan
     result = plan(workspace, reply)
     assert result.changes[0].status is Status.APPLIED
     assert after(result, "notes.md") == "# Notes\n\nSee below.\n"
+
+
+def test_a_refusals_lines_are_mapped_back_to_the_file_as_it_was_before_the_reply(workspace):
+    reply = (
+        "notes.txt\n<<<<<<< SEARCH\none\n=======\nzero\none\n>>>>>>> REPLACE\n\n"
+        "notes.txt\n<<<<<<< SEARCH\nfour\nfiv\n=======\nFOUR\n>>>>>>> REPLACE\n"
+    )
+    planner = Planner(workspace, Session("auto"))
+    planner.add(parse_reply(reply))
+    first, second = planner.plan.changes
+    assert first.status is Status.APPLIED
+    assert second.code == "not_found" and "The most similar lines are 5-6" in second.message
+    assert second.lines == ((5, 6),)
+    assert planner.lines_as_read(second) == ((4, 5),)

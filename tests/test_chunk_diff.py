@@ -582,6 +582,7 @@ def test_chunk_diff_that_does_not_fit_is_refused_and_names_chunk_and_symbol() ->
         "Chunk 1 validation failed: context_before is empty, so the chunk was looked for "
         "anywhere in the symbol (lines 5-7), but old_lines' first line `        return None` "
         "is not in it (in symbol `Client-chat`, lines 5-7)",
+        ((5, 7),),
     )
 
 

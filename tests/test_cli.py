@@ -608,3 +608,18 @@ def test_apply_a_v4a_patch_at_the_end_of_a_file_without_a_final_newline_adds_non
     code, _, _ = run(capsys, "apply", write_reply(tmp_path, patch), "--root", str(project))
     assert code == 0
     assert (project / "notes.txt").read_bytes() == b"one\r\ntwo\r\n3"
+
+
+def test_apply_json_gives_the_lines_an_ambiguous_block_matches(tmp_path, capsys):
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\ny = 2\nx = 1\n")
+    reply = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 3\n>>>>>>> REPLACE\n"
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(root), "--json")
+    assert code == 1
+    (change,) = json.loads(out)
+    assert change["code"] == "ambiguous"
+    assert change["lines"] == [
+        {"start_line": 1, "end_line": 1},
+        {"start_line": 3, "end_line": 3},
+    ]

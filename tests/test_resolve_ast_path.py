@@ -179,6 +179,7 @@ def test_a_missing_path_is_refused_with_the_closest_existing_paths() -> None:
     assert result.code == "symbol_not_found"
     assert "`Client-chatt`" in result.message
     assert "`Client-chat` (method, lines 8-11)" in result.message
+    assert result.lines[0] == (8, 11)
 
 
 def test_a_missing_path_suggests_symbols_with_the_same_last_name() -> None:
@@ -204,6 +205,7 @@ def test_two_symbols_with_one_path_are_refused_with_both_line_ranges() -> None:
     assert "names 2 symbols" in result.message
     assert "lines 2-3: `def trace(message):`" in result.message
     assert "lines 5-6: `def trace(message, level=0):`" in result.message
+    assert result.lines == ((2, 3), (5, 6))
 
 
 def test_the_replacement_signature_line_picks_one_of_several_candidates() -> None:

@@ -104,6 +104,7 @@ def test_a_placeholder_whose_neighbour_repeats_is_refused_with_its_lines() -> No
     result, _ = place(source, "f {\n  x\n  y\n  x\n  z\n}", "f {\n  // ...\n  x\n  w\n}")
     assert isinstance(result, Refused) and result.code == "elision_ambiguous"
     assert "`x`, occurs 2 times in the original (lines 2 and 4)" in result.message
+    assert result.lines == ((2, 2), (4, 4))
 
 
 def test_a_closing_brace_after_a_final_placeholder_lines_up_with_the_end() -> None:

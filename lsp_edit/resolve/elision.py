@@ -140,7 +140,7 @@ def expand_elisions(
             if isinstance(found, list):
                 across = _fill_start_across_new_lines(keys, before, cursor, head=head)
                 if across is None:
-                    return _refuse(written, group[0], before[-1], found, first_line)
+                    return _refuse(written, group[0], before[-1], found, (first_line, len(keys)))
                 fill_start = across
             else:
                 fill_start = found + 1
@@ -152,7 +152,7 @@ def expand_elisions(
             if isinstance(found, list):
                 across = _fill_end_across_new_lines(keys, after, fill_start, tail=tail)
                 if across is None:
-                    return _refuse(written, group[0], after[0], found, first_line)
+                    return _refuse(written, group[0], after[0], found, (first_line, len(keys)))
                 found = across
             fill_end = found
         else:
@@ -394,22 +394,29 @@ def _walk_gap(
 
 
 def _refuse(
-    placeholder: str, at: int, neighbour: str, found: Sequence[int], first_line: int
+    placeholder: str, at: int, neighbour: str, found: Sequence[int], region: tuple[int, int]
 ) -> Refused:
+    """`region`: the 1-based first line of the original lines, and how many there are."""
+    first_line, count = region
     head = (
         f"Could not expand the placeholder `{placeholder}` (line {at + 1} of the new text): "
         f"the line next to it, `{neighbour.strip()}`,"
     )
     if not found:
         reason = " is not in the original lines it replaces"
+        about: tuple[tuple[int, int], ...] = (
+            ((first_line, first_line + count - 1),) if count else ()
+        )
     else:
         lines = [i + first_line for i in found]
         reason = f" occurs {len(lines)} times in the original (lines {_and(lines)})"
+        about = tuple((line, line) for line in lines)
     return Refused(
         "elision_ambiguous",
         f"{head}{reason}, so it is unclear which original lines the placeholder stands for. "
         "Keep one unchanged original line directly above and below each placeholder, "
         "or write the lines out in full.",
+        about,
     )
 
 
