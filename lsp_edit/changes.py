@@ -155,7 +155,9 @@ if TYPE_CHECKING:  # a type only
 
         def read(self, ref: FileRef) -> Text | Refused | None: ...
 
-        def similar_files(self, written: str) -> list[str]: ...
+        def similar_files(self, written: str) -> list[str]:
+            """The files a path that names none may have meant ("did you mean")."""
+            ...
 
 
 def check_mode(mode: str) -> str:
@@ -659,9 +661,17 @@ class Planner:
         return tuple((first, max(first, last)) for first, last in spans)
 
     def _missing(self, ref: FileRef) -> Refused:
-        similar = self.files.similar_files(ref.relative.rsplit("/", 1)[-1])
-        hint = f" Files with a similar name: {', '.join(similar[:5])}." if similar else ""
-        return Refused("file_not_found", f"File not found: {ref.relative}.{hint}")
+        return Refused("file_not_found", f"File not found: {ref.relative}.{self._meant(ref)}")
+
+    def _meant(self, ref: FileRef) -> str:
+        """ "Did you mean" the files a missing one's path may have meant (one edit away,
+        in another folder)."""
+        meant = [f"`{path}`" for path in self.files.similar_files(ref.relative)[:5]]
+        if not meant:
+            return ""
+        if len(meant) == 1:
+            return f" Did you mean {meant[0]}?"
+        return f" Did you mean one of {', '.join(meant[:-1])} or {meant[-1]}?"
 
 
 def _prose_path(item: EditBlock) -> bool:

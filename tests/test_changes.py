@@ -185,7 +185,7 @@ def test_edit_of_a_missing_file_is_refused_with_similar_names(workspace):
     reply = "docs/notes.txt\n<<<<<<< SEARCH\nthree\n=======\n3\n>>>>>>> REPLACE\n"
     change = plan(workspace, reply).changes[0]
     assert change.status is Status.FAILED and change.code == "file_not_found"
-    assert change.message == "File not found: docs/notes.txt. Files with a similar name: notes.txt."
+    assert change.message == "File not found: docs/notes.txt. Did you mean `notes.txt`?"
 
 
 def test_path_naming_no_file_resolves_to_the_one_file_it_is_the_tail_of(workspace, tmp_path):
@@ -638,3 +638,13 @@ def test_a_refusals_lines_are_mapped_back_to_the_file_as_it_was_before_the_reply
     assert second.code == "not_found" and "The most similar lines are 5-6" in second.message
     assert second.lines == ((5, 6),)
     assert planner.lines_as_read(second) == ((4, 5),)
+
+
+def test_a_missing_file_one_edit_away_from_an_existing_one_asks_did_you_mean(workspace):
+    reply = (
+        "clientt.py\n<<<<<<< SEARCH\n    def chat(self):\n=======\n    def talk(self):\n"
+        ">>>>>>> REPLACE\n"
+    )
+    change = plan(workspace, reply).changes[0]
+    assert change.code == "file_not_found"
+    assert change.message == "File not found: clientt.py. Did you mean `client.py`?"

@@ -623,3 +623,10 @@ def test_apply_json_gives_the_lines_an_ambiguous_block_matches(tmp_path, capsys)
         {"start_line": 1, "end_line": 1},
         {"start_line": 3, "end_line": 3},
     ]
+
+
+def test_apply_asks_did_you_mean_for_a_path_one_edit_away_from_a_file(project, tmp_path, capsys):
+    reply = SEARCH_ONE.replace("notes.txt", "notes.tx")
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
+    assert code == 1
+    assert "File not found: notes.tx. Did you mean `notes.txt`?" in out

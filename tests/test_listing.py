@@ -204,3 +204,56 @@ def test_a_git_work_tree_whose_listing_fails_is_walked_instead(tmp_path: Path) -
 def test_a_folder_that_is_not_a_git_work_tree_is_walked(tmp_path: Path) -> None:
     make(tmp_path, {".gitignore": "!\nbuild/\n", "src/a.py": "", "build/a.py": ""})
     assert FileListing(tmp_path).matches("a.py") == ["src/a.py"]
+
+
+# The files a path that names none may have meant.
+
+NEAR = {
+    "shop/cart.py": "",
+    "shop/carts.md": "",
+    "shop/checkout.py": "",
+    "lib/shop/order.py": "",
+    "build/shop/cartt.py": "",
+    ".gitignore": "build/\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [
+        ("shop/cartt.py", ["shop/cart.py"]),  # a letter too many
+        ("shop/crt.py", ["shop/cart.py"]),  # a letter left out
+        ("shop/cbrt.py", ["shop/cart.py"]),  # a letter changed
+        ("shop/catr.py", ["shop/cart.py"]),  # two letters swapped
+        ("shpo/cart.py", ["shop/cart.py"]),  # in a folder's name
+        ("shop/ordr.py", ["lib/shop/order.py"]),  # the tail of a longer path
+    ],
+)
+def test_a_file_one_edit_away_is_what_a_path_may_have_meant(
+    tmp_path: Path, written: str, meant: list[str]
+) -> None:
+    make(tmp_path, NEAR)
+    assert FileListing(tmp_path).near(written) == meant
+
+
+def test_nothing_is_near_a_path_two_edits_away_from_every_file(tmp_path: Path) -> None:
+    make(tmp_path, NEAR)
+    assert FileListing(tmp_path).near("shop/kart2.py") == []
+
+
+def test_the_files_near_a_path_are_looked_for_within_a_time_bound(tmp_path: Path) -> None:
+    import time
+
+    listing = FileListing(tmp_path)
+    listing._by_name = {f"module_{n}.py": {f"pkg{n % 97}/module_{n}.py"} for n in range(400_000)}
+    started = time.monotonic()
+    listing.near("pkg3/modulee_3.py")
+    assert time.monotonic() - started < 0.2  # looking through them all takes longer
+
+
+def test_a_search_for_near_files_past_its_time_finds_nothing_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make(tmp_path, NEAR)
+    monkeypatch.setattr("lsp_edit.listing._NEAR_BUDGET", -1.0)
+    assert FileListing(tmp_path).near("shop/cartt.py") == []

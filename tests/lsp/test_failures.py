@@ -94,3 +94,11 @@ async def test_a_failure_in_a_reply_document_points_at_the_candidates_in_its_fil
             (uri, lines(2, 3)),
             (uri, lines(5, 6)),
         ]
+
+
+async def test_a_path_one_edit_away_from_a_file_asks_did_you_mean(editor: Editor) -> None:
+    editor.write("shop/cart.py", CART)
+    search = "    def total(self):\n"
+    (change,) = await propose(editor, search_replace("shop/cartt.py", search, search))
+    assert change["code"] == "file-not-found"
+    assert change["message"] == "File not found: shop/cartt.py. Did you mean `shop/cart.py`?"
