@@ -404,86 +404,29 @@ class Planner:
         return outcome.after
 
     def _place(self, item: EditBlock) -> Change | None:
+        """The change a block makes to its file, each block on the result of the ones
+        before; None for a fenced example that names no file (ignored)."""
         if isinstance(item, FencedEdit) and item.path is not None and not self._names_file(item):
             item = replace(item, path=None)
-        if (
-            isinstance(item, FencedEdit)
-            and item.target is None
-            and not self.session.accepts_bare_fence(item)
-        ):
-            self.plan.ignore(
-                IgnoredBlock(
-                    item.span,
-                    f"{FENCE}{item.tag} block",
-                    "it names no file, so it was read as an example; to replace a whole "
-                    "file, put the file's path on the line before the fence",
-                )
-            )
+        if isinstance(item, FencedEdit) and self._is_example(item):
             return None
         change = Change(id=next(self._ids), description=describe(item), status=Status.FAILED)
         change.span = item.span
-        if isinstance(item, FencedEdit):
-            mismatch = self.session.check(item)
-            if mismatch is not None:
-                change.code, change.message, change.detail = (
-                    "mode_mismatch",
-                    mismatch.message,
-                    mismatch.detail,
-                )
-                change.file = item.path or self.default_target
-                return change
-        written, note = self._target_path(item)
-        if note:
-            change.notes += (note,)
-        if written is None:
-            return _fail(
-                change,
-                Refused(
-                    "file_not_found",
-                    "The block names no file and no default target was given; put the file's "
-                    "path on the line before the block.",
-                ),
-            )
-        ref = self.files.locate(written, allow_tail_match=not isinstance(item, CreateFile))
-        if isinstance(ref, Refused):
-            return _fail(change, ref)
-        change.file = ref.relative
-        if ref.note:
-            change.notes += (ref.note,)
-        if ref.relative in self._failed:
-            change.status = Status.SKIPPED
-            change.code = "previous_edit_failed"
-            change.message = "Previous edit to this file failed"
+        if isinstance(item, FencedEdit) and self._against_the_mode(item, change):
             return change
-        outcome = self._outcomes.get(ref.relative)
+        found = self._file_for(item, change)
+        if found is None:
+            return change
+        ref, written = found
+        outcome = self._read_once(ref, change)
         if outcome is None:
-            current = self.files.read(ref)
-            if isinstance(current, Refused):
-                return _fail(change, current)
-            outcome = self._outcomes[ref.relative] = FileOutcome(ref, current, current)
+            return change
         text = self._text_for(item, outcome)
         if text is None and item.path == written and _prose_path(item):
             # The line before a block is taken as its path; prose there must not
             # become a new file named "Here is the new module".
-            return _fail(
-                change,
-                Refused(
-                    "file_not_found",
-                    f"File not found: `{item.path}`. It does not look like a path (a `/`, a "
-                    "`.ext` and no spaces), so it is taken for prose rather than the name of a new "
-                    "file; put the file's path alone on the line before the block.",
-                ),
-            )
-        resolution = self._resolve(item, text, ref)
-        destination: FileRef | None = None
-        if isinstance(item, AnchoredEdit) and item.move_to and text is not None:
-            moved = self._move_destination(item.move_to, ref)
-            if isinstance(moved, Refused):
-                resolution = moved
-            else:
-                destination = moved
-                if isinstance(resolution, AlreadyApplied):
-                    resolution = Placed((), "rename")
+            return _fail(change, _prose_is_no_path(item))
+        resolution, destination = self._resolve_with_move(item, text, ref)
         if isinstance(resolution, Refused):
             self._failed.add(ref.relative)
             return _fail(change, resolution)
@@ -492,28 +435,129 @@ class Planner:
             change.code = "already_applied"
             change.message = resolution.message
             return change
-        self.plan.files[ref.relative] = outcome
+        self._apply(change, item, resolution, text, outcome)
+        if destination is not None:
+            self._move(change, outcome, destination)
+        return change
+
+    def _is_example(self, item: FencedEdit) -> bool:
+        """A bare fence that names no file is an example snippet, not a whole file:
+        ignored, and the plan says why."""
+        if item.target is not None or self.session.accepts_bare_fence(item):
+            return False
+        self.plan.ignore(
+            IgnoredBlock(
+                item.span,
+                f"{FENCE}{item.tag} block",
+                "it names no file, so it was read as an example; to replace a whole "
+                "file, put the file's path on the line before the fence",
+            )
+        )
+        return True
+
+    def _against_the_mode(self, item: FencedEdit, change: Change) -> bool:
+        """Whether the session's edit mode refuses this fenced block (the change says
+        so and what to write instead)."""
+        mismatch = self.session.check(item)
+        if mismatch is None:
+            return False
+        change.code, change.message, change.detail = (
+            "mode_mismatch",
+            mismatch.message,
+            mismatch.detail,
+        )
+        change.file = item.path or self.default_target
+        return True
+
+    def _file_for(self, item: EditBlock, change: Change) -> tuple[FileRef, str] | None:
+        """The file the block edits and the path it was found by; None when there is
+        none, or an earlier block of the file failed (the change says why)."""
+        written, note = self._target_path(item)
+        if note:
+            change.notes += (note,)
+        if written is None:
+            _fail(
+                change,
+                Refused(
+                    "file_not_found",
+                    "The block names no file and no default target was given; put the file's "
+                    "path on the line before the block.",
+                ),
+            )
+            return None
+        ref = self.files.locate(written, allow_tail_match=not isinstance(item, CreateFile))
+        if isinstance(ref, Refused):
+            _fail(change, ref)
+            return None
+        change.file = ref.relative
+        if ref.note:
+            change.notes += (ref.note,)
+        if ref.relative in self._failed:
+            change.status = Status.SKIPPED
+            change.code = "previous_edit_failed"
+            change.message = "Previous edit to this file failed"
+            return None
+        return ref, written
+
+    def _read_once(self, ref: FileRef, change: Change) -> FileOutcome | None:
+        """The file as this reply has it so far, read the first time a block names it;
+        None when it cannot be read (the change says why)."""
+        outcome = self._outcomes.get(ref.relative)
+        if outcome is None:
+            current = self.files.read(ref)
+            if isinstance(current, Refused):
+                _fail(change, current)
+                return None
+            outcome = self._outcomes[ref.relative] = FileOutcome(ref, current, current)
+        return outcome
+
+    def _resolve_with_move(
+        self, item: EditBlock, text: Text | Draft | None, ref: FileRef
+    ) -> tuple[Resolution, FileRef | None]:
+        """Where the block lands, and the file it moves its file to (a patch's
+        `*** Move to`, a diff's rename)."""
+        resolution = self._resolve(item, text, ref)
+        if not (isinstance(item, AnchoredEdit) and item.move_to and text is not None):
+            return resolution, None
+        moved = self._move_destination(item.move_to, ref)
+        if isinstance(moved, Refused):
+            return moved, None
+        if isinstance(resolution, AlreadyApplied):
+            resolution = Placed((), "rename")
+        return resolution, moved
+
+    def _apply(
+        self,
+        change: Change,
+        item: EditBlock,
+        placed: Placed,
+        text: Text | Draft | None,
+        outcome: FileOutcome,
+    ) -> None:
+        """The block's edits written to the file as this reply has it."""
+        self.plan.files[outcome.ref.relative] = outcome
         change.status = Status.APPLIED
-        change.strategy = resolution.strategy
-        change.notes += resolution.notes
-        change.edits = resolution.edits
-        change.range = _covered_lines(resolution.edits)
+        change.strategy = placed.strategy
+        change.notes += placed.notes
+        change.edits = placed.edits
+        change.range = _covered_lines(placed.edits)
         if isinstance(item, DeleteFile):
             outcome.after = None
-            return change
+            return
         if isinstance(text, Draft):
-            text.replace(resolution.edits, final_newline=resolution.final_newline)
+            text.replace(placed.edits, final_newline=placed.final_newline)
         else:
             base = text if text is not None else Text(())
-            outcome.after = base.replace(resolution.edits, final_newline=resolution.final_newline)
-        self._history.setdefault(ref.relative, []).append(resolution.edits)
-        if destination is not None:
-            arrived = FileOutcome(destination, None, outcome.after)
-            self.plan.files[destination.relative] = self._outcomes[destination.relative] = arrived
-            outcome.after = None
-            outcome.moved_to = destination.relative
-            change.notes += (f"Moved to `{destination.relative}`.",)
-        return change
+            outcome.after = base.replace(placed.edits, final_newline=placed.final_newline)
+        self._history.setdefault(outcome.ref.relative, []).append(placed.edits)
+
+    def _move(self, change: Change, outcome: FileOutcome, destination: FileRef) -> None:
+        """The file, as the block left it, moved to `destination`."""
+        arrived = FileOutcome(destination, None, outcome.after)
+        self.plan.files[destination.relative] = self._outcomes[destination.relative] = arrived
+        outcome.after = None
+        outcome.moved_to = destination.relative
+        change.notes += (f"Moved to `{destination.relative}`.",)
 
     def _names_file(self, item: FencedEdit) -> bool:
         """Whether the path a fenced block names is one: the prose before the fence
@@ -682,6 +726,15 @@ def _prose_path(item: EditBlock) -> bool:
         and item.format in ("search_replace", "common_prefix")
         and item.path is not None
         and not looks_like_path(PathLine(item.path, quoted=False))
+    )
+
+
+def _prose_is_no_path(item: EditBlock) -> Refused:
+    return Refused(
+        "file_not_found",
+        f"File not found: `{item.path}`. It does not look like a path (a `/`, a "
+        "`.ext` and no spaces), so it is taken for prose rather than the name of a new "
+        "file; put the file's path alone on the line before the block.",
     )
 
 
