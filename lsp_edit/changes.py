@@ -82,7 +82,9 @@ for _status in ("pending", "applied", "rejected", "failed", "skipped", "stale"):
 @record(slots=True)
 class Change:
     """One block's outcome. `range` is the 1-based inclusive lines the change covers
-    in the file as it was when the change was placed; `edits` are against that text."""
+    in the file as it was when the change was placed; `edits` are against that text.
+    `lines`, for a change not placed, are the lines of that text its refusal is about
+    (`Refused.lines`)."""
 
     id: str
     description: str
@@ -96,6 +98,7 @@ class Change:
     notes: tuple[str, ...] = ()
     span: ReplySpan | None = None
     edits: tuple[LineEdit, ...] = ()
+    lines: tuple[tuple[int, int], ...] = ()
 
     @property
     def succeeded(self) -> bool:
@@ -152,7 +155,9 @@ if TYPE_CHECKING:  # a type only
 
         def read(self, ref: FileRef) -> Text | Refused | None: ...
 
-        def similar_files(self, written: str) -> list[str]: ...
+        def similar_files(self, written: str) -> list[str]:
+            """The files a path that names none may have meant ("did you mean")."""
+            ...
 
 
 def check_mode(mode: str) -> str:
@@ -403,86 +408,29 @@ class Planner:
         return outcome.after
 
     def _place(self, item: EditBlock) -> Change | None:
+        """The change a block makes to its file, each block on the result of the ones
+        before; None for a fenced example that names no file (ignored)."""
         if isinstance(item, FencedEdit) and item.path is not None and not self._names_file(item):
             item = replace(item, path=None)
-        if (
-            isinstance(item, FencedEdit)
-            and item.target is None
-            and not self.session.accepts_bare_fence(item)
-        ):
-            self.plan.ignore(
-                IgnoredBlock(
-                    item.span,
-                    f"{FENCE}{item.tag} block",
-                    "it names no file, so it was read as an example; to replace a whole "
-                    "file, put the file's path on the line before the fence",
-                )
-            )
+        if isinstance(item, FencedEdit) and self._is_example(item):
             return None
         change = Change(id=next(self._ids), description=describe(item), status=Status.FAILED)
         change.span = item.span
-        if isinstance(item, FencedEdit):
-            mismatch = self.session.check(item)
-            if mismatch is not None:
-                change.code, change.message, change.detail = (
-                    "mode_mismatch",
-                    mismatch.message,
-                    mismatch.detail,
-                )
-                change.file = item.path or self.default_target
-                return change
-        written, note = self._target_path(item)
-        if note:
-            change.notes += (note,)
-        if written is None:
-            return _fail(
-                change,
-                Refused(
-                    "file_not_found",
-                    "The block names no file and no default target was given; put the file's "
-                    "path on the line before the block.",
-                ),
-            )
-        ref = self.files.locate(written, allow_tail_match=not isinstance(item, CreateFile))
-        if isinstance(ref, Refused):
-            return _fail(change, ref)
-        change.file = ref.relative
-        if ref.note:
-            change.notes += (ref.note,)
-        if ref.relative in self._failed:
-            change.status = Status.SKIPPED
-            change.code = "previous_edit_failed"
-            change.message = "Previous edit to this file failed"
+        if isinstance(item, FencedEdit) and self._against_the_mode(item, change):
             return change
-        outcome = self._outcomes.get(ref.relative)
+        found = self._file_for(item, change)
+        if found is None:
+            return change
+        ref, written = found
+        outcome = self._read_once(ref, change)
         if outcome is None:
-            current = self.files.read(ref)
-            if isinstance(current, Refused):
-                return _fail(change, current)
-            outcome = self._outcomes[ref.relative] = FileOutcome(ref, current, current)
+            return change
         text = self._text_for(item, outcome)
         if text is None and item.path == written and _prose_path(item):
             # The line before a block is taken as its path; prose there must not
             # become a new file named "Here is the new module".
-            return _fail(
-                change,
-                Refused(
-                    "file_not_found",
-                    f"File not found: `{item.path}`. It does not look like a path (a `/`, a "
-                    "`.ext` and no spaces), so it is taken for prose rather than the name of a new "
-                    "file; put the file's path alone on the line before the block.",
-                ),
-            )
-        resolution = self._resolve(item, text, ref)
-        destination: FileRef | None = None
-        if isinstance(item, AnchoredEdit) and item.move_to and text is not None:
-            moved = self._move_destination(item.move_to, ref)
-            if isinstance(moved, Refused):
-                resolution = moved
-            else:
-                destination = moved
-                if isinstance(resolution, AlreadyApplied):
-                    resolution = Placed((), "rename")
+            return _fail(change, _prose_is_no_path(item))
+        resolution, destination = self._resolve_with_move(item, text, ref)
         if isinstance(resolution, Refused):
             self._failed.add(ref.relative)
             return _fail(change, resolution)
@@ -491,28 +439,129 @@ class Planner:
             change.code = "already_applied"
             change.message = resolution.message
             return change
-        self.plan.files[ref.relative] = outcome
+        self._apply(change, item, resolution, text, outcome)
+        if destination is not None:
+            self._move(change, outcome, destination)
+        return change
+
+    def _is_example(self, item: FencedEdit) -> bool:
+        """A bare fence that names no file is an example snippet, not a whole file:
+        ignored, and the plan says why."""
+        if item.target is not None or self.session.accepts_bare_fence(item):
+            return False
+        self.plan.ignore(
+            IgnoredBlock(
+                item.span,
+                f"{FENCE}{item.tag} block",
+                "it names no file, so it was read as an example; to replace a whole "
+                "file, put the file's path on the line before the fence",
+            )
+        )
+        return True
+
+    def _against_the_mode(self, item: FencedEdit, change: Change) -> bool:
+        """Whether the session's edit mode refuses this fenced block (the change says
+        so and what to write instead)."""
+        mismatch = self.session.check(item)
+        if mismatch is None:
+            return False
+        change.code, change.message, change.detail = (
+            "mode_mismatch",
+            mismatch.message,
+            mismatch.detail,
+        )
+        change.file = item.path or self.default_target
+        return True
+
+    def _file_for(self, item: EditBlock, change: Change) -> tuple[FileRef, str] | None:
+        """The file the block edits and the path it was found by; None when there is
+        none, or an earlier block of the file failed (the change says why)."""
+        written, note = self._target_path(item)
+        if note:
+            change.notes += (note,)
+        if written is None:
+            _fail(
+                change,
+                Refused(
+                    "file_not_found",
+                    "The block names no file and no default target was given; put the file's "
+                    "path on the line before the block.",
+                ),
+            )
+            return None
+        ref = self.files.locate(written, allow_tail_match=not isinstance(item, CreateFile))
+        if isinstance(ref, Refused):
+            _fail(change, ref)
+            return None
+        change.file = ref.relative
+        if ref.note:
+            change.notes += (ref.note,)
+        if ref.relative in self._failed:
+            change.status = Status.SKIPPED
+            change.code = "previous_edit_failed"
+            change.message = "Previous edit to this file failed"
+            return None
+        return ref, written
+
+    def _read_once(self, ref: FileRef, change: Change) -> FileOutcome | None:
+        """The file as this reply has it so far, read the first time a block names it;
+        None when it cannot be read (the change says why)."""
+        outcome = self._outcomes.get(ref.relative)
+        if outcome is None:
+            current = self.files.read(ref)
+            if isinstance(current, Refused):
+                _fail(change, current)
+                return None
+            outcome = self._outcomes[ref.relative] = FileOutcome(ref, current, current)
+        return outcome
+
+    def _resolve_with_move(
+        self, item: EditBlock, text: Text | Draft | None, ref: FileRef
+    ) -> tuple[Resolution, FileRef | None]:
+        """Where the block lands, and the file it moves its file to (a patch's
+        `*** Move to`, a diff's rename)."""
+        resolution = self._resolve(item, text, ref)
+        if not (isinstance(item, AnchoredEdit) and item.move_to and text is not None):
+            return resolution, None
+        moved = self._move_destination(item.move_to, ref)
+        if isinstance(moved, Refused):
+            return moved, None
+        if isinstance(resolution, AlreadyApplied):
+            resolution = Placed((), "rename")
+        return resolution, moved
+
+    def _apply(
+        self,
+        change: Change,
+        item: EditBlock,
+        placed: Placed,
+        text: Text | Draft | None,
+        outcome: FileOutcome,
+    ) -> None:
+        """The block's edits written to the file as this reply has it."""
+        self.plan.files[outcome.ref.relative] = outcome
         change.status = Status.APPLIED
-        change.strategy = resolution.strategy
-        change.notes += resolution.notes
-        change.edits = resolution.edits
-        change.range = _covered_lines(resolution.edits)
+        change.strategy = placed.strategy
+        change.notes += placed.notes
+        change.edits = placed.edits
+        change.range = _covered_lines(placed.edits)
         if isinstance(item, DeleteFile):
             outcome.after = None
-            return change
+            return
         if isinstance(text, Draft):
-            text.replace(resolution.edits, final_newline=resolution.final_newline)
+            text.replace(placed.edits, final_newline=placed.final_newline)
         else:
             base = text if text is not None else Text(())
-            outcome.after = base.replace(resolution.edits, final_newline=resolution.final_newline)
-        self._history.setdefault(ref.relative, []).append(resolution.edits)
-        if destination is not None:
-            arrived = FileOutcome(destination, None, outcome.after)
-            self.plan.files[destination.relative] = self._outcomes[destination.relative] = arrived
-            outcome.after = None
-            outcome.moved_to = destination.relative
-            change.notes += (f"Moved to `{destination.relative}`.",)
-        return change
+            outcome.after = base.replace(placed.edits, final_newline=placed.final_newline)
+        self._history.setdefault(outcome.ref.relative, []).append(placed.edits)
+
+    def _move(self, change: Change, outcome: FileOutcome, destination: FileRef) -> None:
+        """The file, as the block left it, moved to `destination`."""
+        arrived = FileOutcome(destination, None, outcome.after)
+        self.plan.files[destination.relative] = self._outcomes[destination.relative] = arrived
+        outcome.after = None
+        outcome.moved_to = destination.relative
+        change.notes += (f"Moved to `{destination.relative}`.",)
 
     def _names_file(self, item: FencedEdit) -> bool:
         """Whether the path a fenced block names is one: the prose before the fence
@@ -593,6 +642,10 @@ class Planner:
             from lsp_edit.resolve.line_ops import resolve_line_operation
 
             return resolve_line_operation(item, text)
+        if isinstance(item, FencedEdit):
+            mismatch = _language_mismatch(item, ref)
+            if mismatch is not None:
+                return mismatch
         language = _language(item, ref)
         if language is None:
             return Refused(
@@ -648,10 +701,25 @@ class Planner:
                 )
         return item.path, None
 
+    def lines_as_read(self, change: Change) -> tuple[tuple[int, int], ...]:
+        """A change's `lines` in its file as this planner first read it, before the
+        reply's earlier blocks changed it (a line they wrote is the place they wrote it)."""
+        batches = self._history.get(change.file or "", [])
+        spans = ((_line_before(a, batches), _line_before(b, batches)) for a, b in change.lines)
+        return tuple((first, max(first, last)) for first, last in spans)
+
     def _missing(self, ref: FileRef) -> Refused:
-        similar = self.files.similar_files(ref.relative.rsplit("/", 1)[-1])
-        hint = f" Files with a similar name: {', '.join(similar[:5])}." if similar else ""
-        return Refused("file_not_found", f"File not found: {ref.relative}.{hint}")
+        return Refused("file_not_found", f"File not found: {ref.relative}.{self._meant(ref)}")
+
+    def _meant(self, ref: FileRef) -> str:
+        """ "Did you mean" the files a missing one's path may have meant (one edit away,
+        in another folder)."""
+        meant = [f"`{path}`" for path in self.files.similar_files(ref.relative)[:5]]
+        if not meant:
+            return ""
+        if len(meant) == 1:
+            return f" Did you mean {meant[0]}?"
+        return f" Did you mean one of {', '.join(meant[:-1])} or {meant[-1]}?"
 
 
 def _prose_path(item: EditBlock) -> bool:
@@ -665,20 +733,66 @@ def _prose_path(item: EditBlock) -> bool:
     )
 
 
-def _language(item: FencedEdit | ChunkDiff, ref: FileRef) -> str | None:
-    from lsp_edit.symbols import language_for
+def _prose_is_no_path(item: EditBlock) -> Refused:
+    return Refused(
+        "file_not_found",
+        f"File not found: `{item.path}`. It does not look like a path (a `/`, a "
+        "`.ext` and no spaces), so it is taken for prose rather than the name of a new "
+        "file; put the file's path alone on the line before the block.",
+    )
 
-    if isinstance(item, FencedEdit):
-        found = language_for(item.language)
-        if found is not None:
-            return found
-    return language_for(ref.relative)
+
+def _language(item: FencedEdit | ChunkDiff, ref: FileRef) -> str | None:
+    """The language the block's file is read in: the file's own, never one it is not."""
+    from lsp_edit.symbols.languages import language_of_file
+
+    return language_of_file(ref.relative, item.language if isinstance(item, FencedEdit) else None)
+
+
+def _language_mismatch(item: FencedEdit, ref: FileRef) -> Refused | None:
+    """An AST path block tagged with a language its file is not written in."""
+    from lsp_edit.symbols.languages import language_for, language_of_file, tag_contradicts
+
+    if not tag_contradicts(ref.relative, item.language):
+        return None
+    tagged = language_for(item.language)
+    own = language_of_file(ref.relative)
+    what = f"a {own} file" if own else f"not a {tagged} file"
+    return Refused(
+        "language_mismatch",
+        f"The block is tagged `{item.language}`, but `{ref.relative}` is {what}, so the AST "
+        f"path cannot name a {tagged} definition there. Put the path of the {tagged} file "
+        "it edits on the line before the block.",
+    )
+
+
+def _line_before(line: int, batches: Sequence[Sequence[LineEdit]]) -> int:
+    """A 1-based line of a file after the edit batches, in the file before them."""
+    at = line - 1
+    for batch in reversed(batches):
+        at = _before_batch(at, batch)
+    return at + 1
+
+
+def _before_batch(at: int, batch: Sequence[LineEdit]) -> int:
+    """A 0-based line after one batch of edits (sorted, each against the text before
+    the batch) in the text before it; a line an edit wrote is where that edit was."""
+    shift = 0
+    for edit in batch:
+        start = edit.start + shift
+        if at < start:
+            break
+        if at < start + len(edit.new_lines):
+            return edit.start
+        shift += edit.delta
+    return at - shift
 
 
 def _fail(change: Change, refusal: Refused) -> Change:
     change.status = Status.FAILED
     change.code = refusal.code
     change.message = refusal.message
+    change.lines = refusal.lines
     return change
 
 

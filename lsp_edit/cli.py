@@ -463,6 +463,7 @@ def _plan_json(plan: Plan, *, diff: bool, failure: WriteFailure | None) -> list[
             "code": None,
             "strategy": None,
             "range": None,
+            "lines": [],
             "notes": [],
         }
         for suggestion in plan.suggestions
@@ -498,6 +499,7 @@ def _change_json(
         "range": None
         if change.range is None
         else {"start_line": change.range[0], "end_line": change.range[1]},
+        "lines": [{"start_line": first, "end_line": last} for first, last in change.lines],
         "notes": list(change.notes),
         "file_status": fate,
         "moved_to": outcome.moved_to if outcome is not None else None,

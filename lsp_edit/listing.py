@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # imported where first needed: they cost start-up time
 # Version control folders: never part of a workspace's files.
 _VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 _GIT_TIMEOUT = 30
+# How long a "did you mean" may look through a workspace's names, in seconds.
+_NEAR_BUDGET = 0.05
 
 
 class FileListing:
@@ -54,12 +56,35 @@ class FileListing:
         return sorted(
             path
             for path in found
-            if (path == tail or path.endswith(suffix)) and (self.root / path).is_file()
+            if (path == tail or path.endswith(suffix)) and _is_file(self.root / path)
         )
+
+    def near(self, written: str, *, limit: int = 5) -> list[str]:
+        """The files one edit away from `written` (a character more, left out or changed,
+        or two swapped), each compared by as many trailing folders as `written` has
+        (`shop/cartt.py` is near `src/shop/cart.py`), sorted; at most `limit`. A big
+        workspace is searched for `_NEAR_BUDGET` seconds at most."""
+        import time
+
+        name = written.rsplit("/", 1)[-1]
+        depth = written.count("/") + 1
+        deadline = time.monotonic() + _NEAR_BUDGET
+        found: list[str] = []
+        for count, (other, paths) in enumerate(self._index().items()):
+            if count % 4096 == 0 and time.monotonic() > deadline:
+                break
+            if abs(len(other) - len(name)) > 1 or not _within_one_edit(other, name):
+                continue
+            found.extend(
+                path
+                for path in paths
+                if _within_one_edit("/".join(path.split("/")[-depth:]), written) and path != written
+            )
+        return sorted(path for path in found if _is_file(self.root / path))[:limit]
 
     def named(self, name: str) -> list[str]:
         """The files called `name`, in any folder, sorted."""
-        return sorted(path for path in self._index().get(name, ()) if (self.root / path).is_file())
+        return sorted(path for path in self._index().get(name, ()) if _is_file(self.root / path))
 
     def added(self, relative: str) -> None:
         """A file was created (or written): it is a candidate unless ignored."""
@@ -139,14 +164,50 @@ def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], path: str) -> bool
     return False
 
 
+def _within_one_edit(a: str, b: str) -> bool:
+    """Whether `a` becomes `b` by at most one character inserted, removed or changed,
+    or two neighbours swapped."""
+    if a == b:
+        return True
+    if abs(len(a) - len(b)) > 1:
+        return False
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    if len(a) == len(b):
+        rest = start + 1
+        swapped = rest < len(a) and a[start] == b[rest] and a[rest] == b[start]
+        return a[rest:] == b[rest:] or (swapped and a[rest + 1 :] == b[rest + 1 :])
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[start + 1 :] == shorter[start:]
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file one may read (one in a folder the user may not enter
+    is not, rather than an error)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _gitignore(folder: Path) -> pathspec.GitIgnoreSpec | None:
+    """The rules of the folder's `.gitignore`; None when it has none or it cannot be
+    read (a folder of that name, a link to nowhere, no permission)."""
     try:
         text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    except (OSError, ValueError):
         return None
     import pathspec
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-    return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    patterns = []
+    for line in text.splitlines():
+        try:
+            patterns.append(GitIgnoreSpecPattern(line))
+        except ValueError:
+            continue  # a pattern git cannot read either (`!` alone): git skips it too
+    return pathspec.GitIgnoreSpec(patterns)
 
 
 def _git(root: Path, *args: str, check: bool = True) -> list[str] | None:

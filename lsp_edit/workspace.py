@@ -189,9 +189,20 @@ class Workspace:
             "meant an existing file, name it by its path from the workspace root."
         )
 
-    def similar_files(self, written: str) -> list[str]:
-        """Workspace files whose tail matches `written`, for not-found messages."""
+    def tail_matches(self, written: str) -> list[str]:
+        """Workspace files whose path is `written` or ends with `/written`."""
         return self._tail_matches(written.strip().replace("\\", "/").lstrip("/"))
+
+    def similar_files(self, written: str) -> list[str]:
+        """The files a path that names none may have meant, for "did you mean": those
+        it is the tail of, those one edit away, then those of its name elsewhere."""
+        cleaned = written.strip().replace("\\", "/").lstrip("/")
+        if not cleaned or len(cleaned) > LONGEST_PATH:
+            return []
+        listing = self.listing
+        found = [*self._tail_matches(cleaned), *listing.near(cleaned)]
+        found += listing.named(cleaned.rsplit("/", 1)[-1])
+        return [path for path in dict.fromkeys(found) if path != cleaned]
 
     def read(self, ref: FileRef) -> Text | Refused | None:
         """The file's text, None when it does not exist, or why it cannot be edited."""

@@ -185,7 +185,7 @@ def test_edit_of_a_missing_file_is_refused_with_similar_names(workspace):
     reply = "docs/notes.txt\n<<<<<<< SEARCH\nthree\n=======\n3\n>>>>>>> REPLACE\n"
     change = plan(workspace, reply).changes[0]
     assert change.status is Status.FAILED and change.code == "file_not_found"
-    assert change.message == "File not found: docs/notes.txt. Files with a similar name: notes.txt."
+    assert change.message == "File not found: docs/notes.txt. Did you mean `notes.txt`?"
 
 
 def test_path_naming_no_file_resolves_to_the_one_file_it_is_the_tail_of(workspace, tmp_path):
@@ -567,3 +567,84 @@ def test_a_status_is_its_name_as_a_string_and_one_object_per_status() -> None:
     assert [Status.PENDING, Status.STALE] == ["pending", "stale"]
     assert repr(Status.SKIPPED) == "<Status.SKIPPED: 'skipped'>"
     assert Status.REJECTED is Status.REJECTED and f"{Status.REJECTED}" == "rejected"
+
+
+# A file is never called by a language it is not.
+
+
+def test_an_ast_path_block_for_a_markdown_file_says_the_languages_do_not_match(workspace, tmp_path):
+    (tmp_path / "README.md").write_text("# Client\n\nUse `Client.chat`.\n")
+    reply = f"{FENCE}python:Client-chat\ndef chat(self):\n    return 'new'\n{FENCE}\n"
+    change = plan(workspace, reply, target="README.md").changes[0]
+    assert change.status is Status.FAILED and change.code == "language_mismatch"
+    assert change.message.startswith(
+        "The block is tagged `python`, but `README.md` is not a python file"
+    )
+    assert "this python file" not in change.message
+
+
+def test_an_ast_path_block_tagged_with_another_language_than_its_file_is_refused_naming_both(
+    workspace,
+):
+    reply = f"client.py\n{FENCE}rust:Client-chat\nfn chat() {{}}\n{FENCE}\n"
+    change = plan(workspace, reply).changes[0]
+    assert change.code == "language_mismatch"
+    assert change.message.startswith("The block is tagged `rust`, but `client.py` is a python file")
+
+
+def test_a_missing_symbol_is_reported_in_the_files_own_language(workspace, tmp_path):
+    (tmp_path / "app.ts").write_text("export function run(): number {\n  return 1;\n}\n")
+    reply = f"app.ts\n{FENCE}js:stop\nfunction stop() {{}}\n{FENCE}\n"
+    change = plan(workspace, reply).changes[0]
+    assert change.code == "symbol_not_found"
+    assert "in this typescript file" in change.message
+
+
+def test_a_cpp_block_reads_a_c_header_as_cpp(workspace, tmp_path):
+    (tmp_path / "shape.h").write_text("class Shape {\n public:\n  int area() { return 0; }\n};\n")
+    reply = f"shape.h\n{FENCE}cpp:Shape-area\n  int area() {{ return 1; }}\n{FENCE}\n"
+    result = plan(workspace, reply)
+    assert result.changes[0].status is Status.APPLIED
+    assert "return 1;" in after(result, "shape.h")
+
+
+def test_a_file_without_a_suffix_is_read_in_the_blocks_language(workspace, tmp_path):
+    (tmp_path / "tool").write_text("def run():\n    return 1\n")
+    reply = f"tool\n{FENCE}python:run\ndef run():\n    return 2\n{FENCE}\n"
+    result = plan(workspace, reply)
+    assert result.changes[0].status is Status.APPLIED
+    assert after(result, "tool") == "def run():\n    return 2\n"
+
+
+def test_a_whole_file_block_tagged_with_another_language_is_not_read_as_that_language(
+    workspace, tmp_path
+):
+    (tmp_path / "notes.md").write_text("# Notes\n\ndef a():\n    pass\n")
+    reply = f"notes.md\n{FENCE}python\n# Notes\n\nSee below.\n{FENCE}\n"
+    result = plan(workspace, reply)
+    assert result.changes[0].status is Status.APPLIED
+    assert after(result, "notes.md") == "# Notes\n\nSee below.\n"
+
+
+def test_a_refusals_lines_are_mapped_back_to_the_file_as_it_was_before_the_reply(workspace):
+    reply = (
+        "notes.txt\n<<<<<<< SEARCH\none\n=======\nzero\none\n>>>>>>> REPLACE\n\n"
+        "notes.txt\n<<<<<<< SEARCH\nfour\nfiv\n=======\nFOUR\n>>>>>>> REPLACE\n"
+    )
+    planner = Planner(workspace, Session("auto"))
+    planner.add(parse_reply(reply))
+    first, second = planner.plan.changes
+    assert first.status is Status.APPLIED
+    assert second.code == "not_found" and "The most similar lines are 5-6" in second.message
+    assert second.lines == ((5, 6),)
+    assert planner.lines_as_read(second) == ((4, 5),)
+
+
+def test_a_missing_file_one_edit_away_from_an_existing_one_asks_did_you_mean(workspace):
+    reply = (
+        "clientt.py\n<<<<<<< SEARCH\n    def chat(self):\n=======\n    def talk(self):\n"
+        ">>>>>>> REPLACE\n"
+    )
+    change = plan(workspace, reply).changes[0]
+    assert change.code == "file_not_found"
+    assert change.message == "File not found: clientt.py. Did you mean `client.py`?"

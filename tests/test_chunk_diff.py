@@ -582,6 +582,7 @@ def test_chunk_diff_that_does_not_fit_is_refused_and_names_chunk_and_symbol() ->
         "Chunk 1 validation failed: context_before is empty, so the chunk was looked for "
         "anywhere in the symbol (lines 5-7), but old_lines' first line `        return None` "
         "is not in it (in symbol `Client-chat`, lines 5-7)",
+        ((5, 7),),
     )
 
 
@@ -617,3 +618,18 @@ def test_chunk_diff_whose_new_lines_are_already_there_is_already_applied() -> No
     )
     result = resolve_chunk_diff(block, Text.from_string(SOURCE), "python")
     assert isinstance(result, AlreadyApplied)
+
+
+def test_chunk_diff_writes_an_ellipsis_line_as_it_is() -> None:
+    text = Text.from_string(SOURCE)
+    block = diff(
+        chunk(
+            before=("    def close(self):",),
+            old=("        self.open = False",),
+            new=("        ...",),
+        ),
+        symbol="Client.close",
+    )
+    placed = resolve_chunk_diff(block, text, "python")
+    assert isinstance(placed, Placed)
+    assert text.replace(placed.edits).render() == SOURCE.replace("self.open = False", "...")

@@ -585,3 +585,48 @@ def test_the_server_collects_its_garbage_though_the_program_starts_with_collecti
     finally:
         gc.enable()
     assert collecting == [True]
+
+
+def test_apply_finds_a_file_by_its_tail_when_a_gitignore_holds_a_pattern_git_cannot_read(
+    tmp_path, capsys
+):
+    root = tmp_path / "project"
+    (root / "src/pkg").mkdir(parents=True)
+    (root / ".gitignore").write_text("!\n*.log\n")
+    (root / "src/pkg/util.py").write_text("x = 1\n")
+    reply = "pkg/util.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
+    code, out, err = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(root))
+    assert (code, err) == (0, "")
+    assert (root / "src/pkg/util.py").read_text() == "x = 2\n"
+    assert "resolved to `src/pkg/util.py`" in out
+
+
+def test_apply_a_v4a_patch_at_the_end_of_a_file_without_a_final_newline_adds_none(
+    project, tmp_path, capsys
+):
+    patch = "*** Begin Patch\n*** Update File: notes.txt\n@@\n two\n-three\n+3\n*** End Patch\n"
+    code, _, _ = run(capsys, "apply", write_reply(tmp_path, patch), "--root", str(project))
+    assert code == 0
+    assert (project / "notes.txt").read_bytes() == b"one\r\ntwo\r\n3"
+
+
+def test_apply_json_gives_the_lines_an_ambiguous_block_matches(tmp_path, capsys):
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\ny = 2\nx = 1\n")
+    reply = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 3\n>>>>>>> REPLACE\n"
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(root), "--json")
+    assert code == 1
+    (change,) = json.loads(out)
+    assert change["code"] == "ambiguous"
+    assert change["lines"] == [
+        {"start_line": 1, "end_line": 1},
+        {"start_line": 3, "end_line": 3},
+    ]
+
+
+def test_apply_asks_did_you_mean_for_a_path_one_edit_away_from_a_file(project, tmp_path, capsys):
+    reply = SEARCH_ONE.replace("notes.txt", "notes.tx")
+    code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
+    assert code == 1
+    assert "File not found: notes.tx. Did you mean `notes.txt`?" in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,12 +78,13 @@ def test_kept_lines_stay_as_the_file_has_them_when_found_by_a_looser_strategy() 
     assert after == "if x:   \n    y = 2\n"
 
 
-def test_not_found_quotes_the_most_similar_lines_with_their_numbers() -> None:
+def test_not_found_quotes_the_most_similar_lines_with_their_numbers_and_points_at_them() -> None:
     result, _ = apply(SOURCE, block(hunk("def b():\n    return 20", "def b():\n    return 3")))
     assert result == Refused(
         "not_found",
         "SEARCH text not found in `src/x.py`. The most similar lines are 5-6:\n"
         "def b():\n    return 2",
+        ((5, 6),),
     )
 
 
@@ -172,6 +174,7 @@ def test_a_later_hunk_made_ambiguous_by_an_earlier_one_is_refused() -> None:
         "ambiguous",
         "Hunk 2 of 2: The SEARCH text matches 2 places (lines 1 and 3); "
         "add surrounding lines to make it unique.",
+        ((1, 2), (3, 4)),
     )
 
 
@@ -224,6 +227,7 @@ def test_common_prefix_anchor_matching_twice_is_ambiguous_with_both_lines() -> N
         "ambiguous",
         "Edit location is ambiguous (matches at lines 1 and 3); "
         "add surrounding lines to make it unique.",
+        ((1, 2), (3, 4)),
     )
 
 
@@ -234,6 +238,7 @@ def test_common_prefix_old_lines_mismatch_names_the_line_and_both_texts() -> Non
         "old_lines_mismatch",
         "Old lines don't match content after anchor (anchor at line 5): line 6 is "
         "`    return 2` but the block expects `    return 7`.",
+        ((6, 6), (5, 5)),
     )
 
 
@@ -360,9 +365,13 @@ def test_a_patch_hunk_of_added_lines_only_goes_at_the_end_of_the_file() -> None:
     assert after == "line1\nline2\nadded 1\nadded 2\n"
 
 
-def test_a_patch_that_writes_the_last_line_ends_the_file_with_a_newline() -> None:
-    _, after = apply("one\ntwo", block(hunk("two", "2\nthree"), fmt="v4a"))
-    assert after == "one\n2\nthree\n"
+@pytest.mark.parametrize("fmt", ["v4a", "unified_diff"])
+def test_a_patch_that_writes_the_last_line_keeps_the_missing_final_newline(
+    fmt: AnchoredFormat,
+) -> None:
+    result, after = apply("one\ntwo", block(hunk("two", "2\nthree"), fmt=fmt))
+    assert after == "one\n2\nthree"
+    assert isinstance(result, Placed) and result.notes == ()
 
 
 def test_a_patch_that_leaves_the_last_line_alone_keeps_the_missing_final_newline() -> None:
@@ -518,3 +527,15 @@ def test_a_one_hunk_block_is_placed_as_hunk_by_hunk_placing_places_it(
     with mock.patch.object(anchored, "_placed_as_written", lambda *_: None):
         general = resolve_anchored(edit, text)
     assert resolve_anchored(edit, text) == general
+
+
+def test_a_block_whose_replacement_is_elsewhere_points_at_the_similar_lines_and_at_it() -> None:
+    source = (
+        "class A:\n    def f(self):\n        return 1\n\n"
+        "class B:\n    def f(self):\n        return 2\n"
+    )
+    edit = block(hunk("    def f(self):\n        return 9", "    def f(self):\n        return 2"))
+    result, _ = apply(source, edit)
+    assert isinstance(result, Refused) and result.code == "not_found"
+    assert "Its replacement text is in `src/x.py` at lines 6-7" in result.message
+    assert result.lines[-1] == (6, 7)

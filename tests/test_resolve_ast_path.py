@@ -179,6 +179,7 @@ def test_a_missing_path_is_refused_with_the_closest_existing_paths() -> None:
     assert result.code == "symbol_not_found"
     assert "`Client-chatt`" in result.message
     assert "`Client-chat` (method, lines 8-11)" in result.message
+    assert result.lines[0] == (8, 11)
 
 
 def test_a_missing_path_suggests_symbols_with_the_same_last_name() -> None:
@@ -204,6 +205,7 @@ def test_two_symbols_with_one_path_are_refused_with_both_line_ranges() -> None:
     assert "names 2 symbols" in result.message
     assert "lines 2-3: `def trace(message):`" in result.message
     assert "lines 5-6: `def trace(message, level=0):`" in result.message
+    assert result.lines == ((2, 3), (5, 6))
 
 
 def test_the_replacement_signature_line_picks_one_of_several_candidates() -> None:
@@ -430,3 +432,18 @@ def test_a_replacement_written_with_tabs_follows_a_space_indented_file() -> None
     assert _apply(source, "A-m", "def m(self):\n\treturn 2") == (
         "class A:\n    def m(self):\n        return 2\n"
     )
+
+
+def test_a_class_replaced_with_a_new_stub_method_keeps_the_stub_body() -> None:
+    source = "class Shape(Protocol):\n    def name(self) -> str:\n        return 'x'\n"
+    content = (
+        "class Shape(Protocol):\n    def name(self) -> str:\n        return 'x'\n\n"
+        "    def attribute(self) -> int:\n        ..."
+    )
+    assert _apply(source, "Shape", content) == content + "\n"
+
+
+def test_a_stub_inserted_after_a_method_keeps_its_body() -> None:
+    source = "class Shape(Protocol):\n    def name(self) -> str:\n        return 'x'\n"
+    after = _apply(source, "Shape-name:after", "def attribute(self) -> int:\n    ...")
+    assert after == source + "\n    def attribute(self) -> int:\n        ...\n"

@@ -104,6 +104,7 @@ def test_a_placeholder_whose_neighbour_repeats_is_refused_with_its_lines() -> No
     result, _ = place(source, "f {\n  x\n  y\n  x\n  z\n}", "f {\n  // ...\n  x\n  w\n}")
     assert isinstance(result, Refused) and result.code == "elision_ambiguous"
     assert "`x`, occurs 2 times in the original (lines 2 and 4)" in result.message
+    assert result.lines == ((2, 2), (4, 4))
 
 
 def test_a_closing_brace_after_a_final_placeholder_lines_up_with_the_end() -> None:
@@ -174,3 +175,111 @@ def test_a_new_line_that_reads_like_the_original_one_beside_the_anchor_is_refuse
     source = "x = 1\ny = 2\nz = 3\nw = 4\n"
     result, _ = whole(source, "x = 1\ny = 5\n\n# ... existing code ...")
     assert isinstance(result, Refused) and result.code == "elision_ambiguous"
+
+
+# A line that reads like a placeholder is content when it stands for nothing: in
+# Python `...` is a statement (a stub's body), in C a parameter list's varargs.
+
+PROTOCOL = "class Shape(Protocol):\n    def name(self) -> str:\n        return 'x'\n"
+
+
+def test_a_stub_body_added_after_a_kept_method_stays() -> None:
+    old = "    def name(self) -> str:\n        return 'x'"
+    new = old + "\n\n    def attribute(self) -> int:\n        ..."
+    result, after = place(PROTOCOL, old, new)
+    assert after == PROTOCOL + "\n    def attribute(self) -> int:\n        ...\n"
+    assert isinstance(result, Placed) and result.notes == ()
+
+
+def test_a_stub_body_added_before_a_kept_method_stays() -> None:
+    old = "class Shape(Protocol):"
+    new = "class Shape(Protocol):\n    def attribute(self) -> int:\n        ...\n"
+    _, after = place(PROTOCOL, old, new)
+    assert after == PROTOCOL.replace(
+        "Protocol):\n", "Protocol):\n    def attribute(self) -> int:\n        ...\n\n"
+    )
+
+
+def test_a_stub_body_added_between_two_kept_methods_stays() -> None:
+    source = "class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n"
+    old = "        return 1\n\n    def b(self):"
+    new = "        return 1\n\n    def c(self):\n        ...\n\n    def b(self):"
+    _, after = place(source, old, new)
+    assert after == source.replace("\n    def b", "\n    def c(self):\n        ...\n\n    def b")
+
+
+def test_an_ellipsis_added_as_an_element_stays() -> None:
+    _, after = place("A = [\n    1,\n]\n", "A = [\n    1,\n]", "A = [\n    1,\n    ...\n]")
+    assert after == "A = [\n    1,\n    ...\n]\n"
+
+
+def test_c_varargs_on_their_own_line_stay_when_nothing_is_left_out_there() -> None:
+    source = "int g(void);\nint f(\n    int a\n);\n"
+    result, after = place(source, "    int a", "    int a,\n    ...")
+    assert after == "int g(void);\nint f(\n    int a,\n    ...\n);\n"
+    assert isinstance(result, Placed) and result.notes == ()
+
+
+@pytest.mark.parametrize("comment", ["# ...", "// ...", "/* ... */", "…"])
+def test_a_comment_of_dots_alone_that_stands_for_nothing_stays(comment: str) -> None:
+    _, after = place("x = 1\n", "x = 1", f"x = 1\n{comment}\ny = 2")
+    assert after == f"x = 1\n{comment}\ny = 2\n"
+
+
+def test_a_worded_placeholder_that_stands_for_nothing_is_removed_and_noted() -> None:
+    result, after = place("x = 1\n", "x = 1", "x = 1\n# ... existing code ...\ny = 2")
+    assert after == "x = 1\ny = 2\n"
+    assert isinstance(result, Placed)
+    assert result.notes == (
+        "Removed the placeholder `# ... existing code ...`: no original lines were left out there",
+    )
+
+
+def test_a_stub_beside_a_real_placeholder_stays_while_the_placeholder_is_filled() -> None:
+    source = "class A:\n    def a(self):\n        x = 1\n        return x\n"
+    old = "class A:\n    def a(self):\n        x = 1\n        return x"
+    new = (
+        "class A:\n    def a(self):\n        ...\n        return x\n\n"
+        "    def b(self) -> int:\n        ..."
+    )
+    result, after = place(source, old, new)
+    assert after == source + "\n    def b(self) -> int:\n        ...\n"
+    assert isinstance(result, Placed)
+    assert result.notes == ("Filled 1 elided line at `...` from the original (line 3)",)
+
+
+def test_a_whole_file_that_adds_a_stub_keeps_its_body() -> None:
+    source = "class Shape(Protocol):\n    def name(self) -> str:\n        return 'x'\n"
+    content = source + "\n    def attribute(self) -> int:\n        ...\n"
+    result, after = whole(source, content.rstrip("\n"))
+    assert isinstance(result, Placed)
+    assert after == content
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "    b=...,",
+        "y = x[..., 0]",
+        "  ...args,",
+        "  ...rest",
+        "func f(args ...int) {",
+        "int printf(const char *fmt, ...);",
+        "           ...);",
+        "    ...,",
+    ],
+)
+def test_code_that_holds_dots_is_no_placeholder(line: str) -> None:
+    assert not is_placeholder(line)
+
+
+@pytest.mark.parametrize("fmt", ["v4a", "unified_diff", "common_prefix"])
+def test_a_stub_body_in_a_patch_or_an_edit_block_is_written(fmt: str) -> None:
+    old = ("    def name(self) -> str:", "        return 'x'")
+    new = (*old, "", "    def attribute(self) -> int:", "        ...")
+    ops = "  +++" if fmt != "common_prefix" else ""
+    edit = AnchoredEdit(ReplySpan(1, 1), "p.py", fmt, (Hunk(old, new, ops=ops),))  # type: ignore[arg-type]
+    result = resolve_anchored(edit, Text.from_string(PROTOCOL))
+    assert isinstance(result, Placed)
+    after = Text.from_string(PROTOCOL).replace(result.edits).render()
+    assert after == PROTOCOL + "\n    def attribute(self) -> int:\n        ...\n"

@@ -112,6 +112,7 @@ def test_two_matches_are_refused_with_every_line_number() -> None:
         "ambiguous",
         "The SEARCH text matches 3 places (lines 1, 3 and 5); "
         "add surrounding lines to make it unique.",
+        ((1, 1), (3, 3), (5, 5)),
     )
 
 

@@ -73,3 +73,11 @@ def test_shift_refuses_a_range_overlapping_an_earlier_edit() -> None:
     earlier = [(LineEdit(1, 3, ("x",)),)]
     result = shift_line_target(LineRangeTarget(3, 5), earlier)
     assert isinstance(result, Refused) and result.code == "overlapping_line_range"
+
+
+def test_a_stub_body_written_in_a_range_with_nothing_left_out_stays() -> None:
+    source = "class A:\n    def a(self):\n        return 1\n"
+    content = ("    def a(self):", "        return 1", "", "    def b(self):", "        ...")
+    assert rendered(LineRangeTarget(2, 4), content, source) == (
+        "class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        ...\n"
+    )

@@ -132,3 +132,33 @@ def test_the_names_a_reply_mentions_are_those_outside_its_code_blocks() -> None:
 def test_a_whole_file_whose_last_line_became_shorter_is_not_cut_off() -> None:
     result, after = place("x = 1\ny = 10\n", "x = 1\ny = 1", language=None)
     assert isinstance(result, Placed) and after == "x = 1\ny = 1\n"
+
+
+SHAPES = (
+    "class Shape:\n    def name(self) -> str:\n        return 'x'\n\n"
+    "    def area(self) -> float:\n        return 0.0\n"
+)
+
+
+def test_a_class_written_without_a_method_and_with_a_new_stub_keeps_both() -> None:
+    block = (
+        "class Shape:\n    def name(self) -> str:\n        return 'x'\n\n"
+        "    def attribute(self) -> int:\n        ..."
+    )
+    result, after = place(SHAPES, block, language="python")
+    assert isinstance(result, Placed) and result.strategy == "definitions"
+    assert after == SHAPES.replace(
+        "return 'x'\n", "return 'x'\n\n    def attribute(self) -> int:\n        ...\n"
+    )
+
+
+def test_a_method_written_alone_with_a_new_stub_after_it_adds_the_stub() -> None:
+    block = (
+        "    def area(self) -> float:\n        return 1.0\n\n"
+        "    def attribute(self) -> int:\n        ..."
+    )
+    result, after = place(SHAPES, block, language="python")
+    assert isinstance(result, Placed) and result.strategy == "definitions"
+    assert after == SHAPES.replace(
+        "return 0.0\n", "return 1.0\n\n    def attribute(self) -> int:\n        ...\n"
+    )

@@ -89,6 +89,7 @@ def _resolve_split(block: AnchoredEdit, text: Text | Draft) -> Resolution:
             resolution.code,
             f"{resolution.message}\nThe block has {count} `=======` lines, and no way of "
             "splitting it at one gives SEARCH text found in the file.",
+            resolution.lines,
         )
     if chosen is not first and isinstance(resolution, Placed):
         note = (
@@ -118,7 +119,7 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
         outcome = _place_hunk(hunk, _Context(block, index, composer))
         label = f"Hunk {number} of {total}: " if total > 1 else ""
         if isinstance(outcome, Refused):
-            return Refused(outcome.code, label + outcome.message)
+            return replace(outcome, message=label + outcome.message)
         if isinstance(outcome, AlreadyApplied):
             already.append(label + outcome.message)
             if hunk.final_newline is not None and _ends_file(hunk.old_lines, composer.current):
@@ -128,14 +129,12 @@ def _resolve(block: AnchoredEdit, text: Text | Draft) -> Resolution:
         strategies.append(outcome.strategy)
         if outcome.notes:
             notes.extend(label + note for note in outcome.notes)
-        if outcome.start + len(outcome.lines) == composer.length and outcome.lines:
+        ends_file = outcome.start + len(outcome.lines) == composer.length and outcome.lines
+        if ends_file and hunk.final_newline is not None:
             # `\ No newline at end of file` speaks of the file's end: only a hunk placed
-            # there. Without it, a diff's or patch's lines are whole lines: one that
-            # writes the last line of the file ends it with a newline.
-            if hunk.final_newline is not None:
-                final_newline = hunk.final_newline
-            elif block.format in _PATCH_FORMATS and composer.origin_of(composer.length - 1) is None:
-                final_newline = True
+            # there. A hunk without it says nothing of the final newline (V4A cannot say
+            # it at all), so the file keeps its own.
+            final_newline = hunk.final_newline
     edits = composer.edits()
     if text.lines and final_newline == text.final_newline:
         final_newline = None
@@ -235,8 +234,14 @@ class _Context:
 
     def lines(self, start: int, end: int) -> str:
         """`line 4` or `lines 4-9`, for current lines `start`..`end` (end exclusive)."""
-        first, last = self.line(start), self.line(end - 1)
+        first, last = self.span(start, end)
         return f"line {first}" if first >= last else f"lines {first}-{last}"
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The 1-based first and last original lines of current lines `start`..`end`
+        (end exclusive; the one line at `start` when there are none)."""
+        first = self.line(start)
+        return first, max(first, self.line(end - 1)) if end > start else first
 
 
 def _place_hunk(hunk: Hunk, ctx: _Context) -> _Replacement | AlreadyApplied | Refused:
@@ -410,6 +415,7 @@ def _cannot_reindent(match: Match, line: str, ctx: _Context) -> Refused:
         f"with other indentation ({match.reindent.describe()}), but its new line "
         f"`{line.strip()}` is indented in a way that cannot be carried over. "
         "Write the block with the file's exact indentation.",
+        (ctx.span(match.start, match.end),),
     )
 
 
@@ -502,7 +508,11 @@ def _choose(
         message = f"Edit location is ambiguous (matches at lines {_and(starts)})"
     else:
         message = f"The {ctx.noun} matches {len(matches)} places (lines {_and(starts)})"
-    return Refused("ambiguous", message + "; add surrounding lines to make it unique.")
+    return Refused(
+        "ambiguous",
+        message + "; add surrounding lines to make it unique.",
+        tuple(ctx.span(m.start, m.end) for m in matches),
+    )
 
 
 def _covered_by_new(
@@ -573,6 +583,7 @@ def _insert_without_context(
             "ambiguous",
             f"The scope `{hunk.scope[-1].strip()}` matches {len(windows)} places "
             f"(lines {_and(scope_lines)}); add more scope or context lines to make it unique.",
+            tuple((line, line) for line in scope_lines),
         )
     if ctx.block.format == "v4a":
         # apply_patch's own rule: a hunk of added lines that names no place goes at
@@ -653,7 +664,11 @@ def _not_found(
             if _holds_its_result(old, found[0], windows, ctx):
                 return _already(found[0], ctx)
             refused = _why_not_found(hunk, old, new, windows, ctx)
-            return Refused(refused.code, refused.message + _seen_elsewhere(found[0], ctx))
+            return Refused(
+                refused.code,
+                refused.message + _seen_elsewhere(found[0], ctx),
+                (*refused.lines, ctx.span(found[0].start, found[0].end)),
+            )
     return _why_not_found(hunk, old, new, windows, ctx)
 
 
@@ -666,14 +681,12 @@ def _why_not_found(
         anchor = _common_prefix(old, new)
         if anchor and len(anchor) < len(old):
             return _anchor_diagnosis(anchor, old, windows, ctx)
-        return Refused(
-            "not_found",
-            f"Content sequence not found in {ctx.where}.{_similar(old, windows, ctx)}",
-        )
+        similar, lines = _similar(old, windows, ctx)
+        return Refused("not_found", f"Content sequence not found in {ctx.where}.{similar}", lines)
     scope = f" below `{hunk.scope[-1].strip()}`" if hunk.scope else ""
+    similar, lines = _similar(old, windows, ctx)
     return Refused(
-        "not_found",
-        f"{_capital(ctx.noun)} not found in {ctx.where}{scope}.{_similar(old, windows, ctx)}",
+        "not_found", f"{_capital(ctx.noun)} not found in {ctx.where}{scope}.{similar}", lines
     )
 
 
@@ -708,11 +721,12 @@ def _anchor_diagnosis(
     or found with other lines after it."""
     found = search(ctx.index, anchor, windows)
     if not found:
+        similar, nearest = _similar(old, windows, ctx)
         return Refused(
             "not_found",
             f"Anchor not found in {ctx.where}: `{anchor[0].strip()}`"
-            f"{' (and the lines after it)' if len(anchor) > 1 else ''} is not there."
-            f"{_similar(old, windows, ctx)}",
+            f"{' (and the lines after it)' if len(anchor) > 1 else ''} is not there.{similar}",
+            nearest,
         )
     if len(found) > 1:
         starts = [ctx.line(m.start) for m in found]
@@ -720,8 +734,10 @@ def _anchor_diagnosis(
             "not_found",
             f"Content sequence not found in {ctx.where}: the anchor matches {len(found)} places "
             f"(lines {_and(starts)}), and the old lines follow it at none of them.",
+            tuple(ctx.span(m.start, m.end) for m in found),
         )
     match = found[0]
+    anchored = ctx.span(match.start, match.end)
     key = STRATEGIES[match.strategy].key
     rest = old[len(anchor) - match.trail :]
     lines = ctx.index.lines
@@ -733,6 +749,7 @@ def _anchor_diagnosis(
                 f"Old lines don't match content after anchor (anchor at "
                 f"{ctx.lines(match.start, match.end)}): the file ends at line "
                 f"{ctx.line(len(lines) - 1)}, but `{expected.strip()}` was expected next.",
+                (anchored,),
             )
         if key(lines[at]) != key(expected):
             return Refused(
@@ -740,12 +757,14 @@ def _anchor_diagnosis(
                 f"Old lines don't match content after anchor (anchor at "
                 f"{ctx.lines(match.start, match.end)}): line {ctx.line(at)} "
                 f"is `{lines[at]}` but the block expects `{expected}`.",
+                (ctx.span(at, at + 1), anchored),
             )
     # the anchor and the lines after it match line by line, but not as one block
     return Refused(
         "old_lines_mismatch",
         f"Old lines don't match content after anchor (anchor at line {ctx.line(match.start)}): "
         "their indentation differs from the file's in a way that is not uniform.",
+        (anchored,),
     )
 
 
@@ -758,10 +777,13 @@ def _common_prefix(old: Sequence[str], new: Sequence[str]) -> list[str]:
     return prefix
 
 
-def _similar(old: Sequence[str], windows: list[Window], ctx: _Context) -> str:
+def _similar(
+    old: Sequence[str], windows: list[Window], ctx: _Context
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The sentence naming (and quoting) the lines most like `old`, and those lines."""
     window = most_similar(ctx.index, old, windows)
     if window is None:
-        return " None of its lines occur in the file; check the path and the text."
+        return " None of its lines occur in the file; check the path and the text.", ()
     start, end = window
     quoted = list(ctx.index.lines[start : min(end, start + _QUOTED_LINES)])
     more = "\n..." if end - start > _QUOTED_LINES else ""
@@ -769,7 +791,7 @@ def _similar(old: Sequence[str], windows: list[Window], ctx: _Context) -> str:
         span = f"line is {ctx.line(start)}"
     else:
         span = f"lines are {ctx.line(start)}-{ctx.line(end - 1)}"
-    return f" The most similar {span}:\n" + "\n".join(quoted) + more
+    return f" The most similar {span}:\n" + "\n".join(quoted) + more, (ctx.span(start, end),)
 
 
 def _capital(text: str) -> str:

@@ -115,6 +115,7 @@ def _locate(
     return Refused(
         "symbol_ambiguous",
         f"AST path `{written}` names {len(candidates)} symbols in this file ({listing}). {how}.",
+        tuple(_span(c) for c in candidates),
     )
 
 
@@ -140,13 +141,16 @@ def _not_found(
             for name in suggestions
         )
         hint = f"Closest paths: {listed}."
+        shown = [by_path[name] for name in suggestions]
     else:
         top = [name for name, s in by_path.items() if len(s.path) == 1][:_MAX_SUGGESTIONS]
         hint = f"Top-level symbols: {', '.join(f'`{name}`' for name in top)}."
+        shown = []
     return Refused(
         "symbol_not_found",
         f"No symbol `{written}` in this {spec.name} file. {hint} "
         "Retry with an existing path (names joined by `-`, outermost first).",
+        tuple(_span(symbol) for symbol in shown),
     )
 
 
@@ -372,3 +376,8 @@ def _reindent(content: Sequence[str], indent: str, spec: LanguageSpec) -> tuple[
 
 def _lines(symbol: Symbol) -> str:
     return f"{symbol.start_line + 1}-{symbol.end_line}"
+
+
+def _span(symbol: Symbol) -> tuple[int, int]:
+    """The symbol's 1-based first and last lines."""
+    return symbol.start_line + 1, max(symbol.start_line + 1, symbol.end_line)

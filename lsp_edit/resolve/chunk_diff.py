@@ -94,7 +94,11 @@ def resolve_chunk_diff(
             return AlreadyApplied(
                 f"Every chunk's new_lines are already in symbol `{symbol.dotted}`; nothing to do."
             )
-        return Refused(result.code, result.message + where)
+        return Refused(
+            result.code,
+            result.message + where,
+            (*result.lines, (symbol.start_line + 1, symbol.end_line)),
+        )
     edits = minimal_edits(old_lines, result, offset=symbol.start_line)
     if not edits:
         return AlreadyApplied(
@@ -365,7 +369,13 @@ def _apply(lines: _SymbolLines, chunks: Sequence[Chunk]) -> tuple[str, ...] | Re
     widest: _Placement | None = None
     for placement in ordered:
         if widest is not None and _overlap(widest, placement):
-            return Refused("overlapping_chunks", _overlap_message(lines, widest, placement))
+            return Refused(
+                "overlapping_chunks",
+                _overlap_message(lines, widest, placement),
+                tuple(
+                    _claimed(lines, p) for p in sorted((widest, placement), key=lambda p: p.number)
+                ),
+            )
         if widest is None or placement.end >= widest.end:
             widest = placement
     result = list(lines.lines)
@@ -391,6 +401,12 @@ def _overlap_message(lines: _SymbolLines, first: _Placement, second: _Placement)
         f"Chunks {a.number} and {b.number} overlap: chunk {a.number} {_claims(lines, a)} and "
         f"chunk {b.number} {_claims(lines, b)}; merge them into one chunk"
     )
+
+
+def _claimed(lines: _SymbolLines, placement: _Placement) -> tuple[int, int]:
+    """The 1-based file lines a chunk replaces (the line it inserts before)."""
+    first = lines.file_line(placement.start)
+    return first, max(first, lines.file_line(placement.end - 1))
 
 
 def _claims(lines: _SymbolLines, placement: _Placement) -> str:
@@ -444,6 +460,7 @@ def _find_symbol(
                 "invalid_operation",
                 f"Line {block.line} is not inside symbol `{located.dotted}` (lines "
                 f"{located.start_line + 1}-{located.end_line}); give either symbol or line.",
+                ((located.start_line + 1, located.end_line),),
             )
         return located
     if block.line is None:
@@ -477,6 +494,7 @@ def _symbol_at_line(
             "symbol_not_found",
             f"No symbol contains line {line} ({_quote(text.lines[line - 1])}); give a line "
             "inside a function, method or class, or its AST path as `symbol`.",
+            ((line, line),),
         )
     return found
 

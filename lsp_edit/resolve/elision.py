@@ -10,6 +10,11 @@ A placeholder is a whole line: a comment (`#`, `//`, `--`, `;`, `%`, `/* */`,
 `<!-- -->`, `{/* */}`, `(* *)`) whose text is only dots or mentions `...`/`…`
 together with words like existing/unchanged/rest/remaining, or says "rest of the
 code (unchanged)", "existing code here" and the like; or `...`/`…` alone.
+
+A placeholder stands for original lines left out; where none are, it is not one.
+`...` alone is code in Python (a stub's body) and C (varargs), so a placeholder of
+dots alone that stands for nothing is content and stays; a worded one ("existing
+code") is removed, and the notes say so.
 """
 
 from __future__ import annotations
@@ -73,6 +78,15 @@ def is_placeholder(line: str) -> bool:
     return bool(_DOTTED.fullmatch(raw) or _WORDED.fullmatch(body))
 
 
+def is_dots_only(line: str) -> bool:
+    """Whether the line is dots alone (`...`, `…`), or a comment of dots alone
+    (`# ...`, `/* ... */`): text a file may hold as it is, unlike "existing code"."""
+    if _BARE.fullmatch(line):
+        return True
+    match = _BLOCK_COMMENT.fullmatch(line) or _LINE_COMMENT.fullmatch(line)
+    return match is not None and bool(_ONLY_DOTS.fullmatch(match.group("body").strip()))
+
+
 def placeholders_in(new: Sequence[str], literal: Collection[str]) -> list[int]:
     """Indices of the placeholder lines in `new`, except those whose text (stripped)
     is in `literal` (the old lines hold the same comment: it is real)."""
@@ -107,6 +121,8 @@ def expand_elisions(
     """
     if not placeholders:
         return Expanded(tuple(new), ())
+    if _nothing_left_out(original, new, placeholders):
+        return _standing_for_nothing(new, placeholders)
     keys = [line.strip() for line in original]
     groups = _consecutive(placeholders)
     out: list[str] = []
@@ -124,7 +140,7 @@ def expand_elisions(
             if isinstance(found, list):
                 across = _fill_start_across_new_lines(keys, before, cursor, head=head)
                 if across is None:
-                    return _refuse(written, group[0], before[-1], found, first_line)
+                    return _refuse(written, group[0], before[-1], found, (first_line, len(keys)))
                 fill_start = across
             else:
                 fill_start = found + 1
@@ -136,18 +152,50 @@ def expand_elisions(
             if isinstance(found, list):
                 across = _fill_end_across_new_lines(keys, after, fill_start, tail=tail)
                 if across is None:
-                    return _refuse(written, group[0], after[0], found, first_line)
+                    return _refuse(written, group[0], after[0], found, (first_line, len(keys)))
                 found = across
             fill_end = found
         else:
             fill_end = len(original)
         out.extend(before)
-        out.extend(original[fill_start:fill_end])
-        notes.append(_note(written, fill_end - fill_start, fill_start + first_line))
+        if fill_end > fill_start:
+            out.extend(original[fill_start:fill_end])
+            notes.append(_note(written, fill_end - fill_start, fill_start + first_line))
+        else:
+            kept = _standing_for_nothing([new[i] for i in group], range(len(group)))
+            out.extend(kept.lines)
+            notes.extend(kept.notes)
         cursor = fill_end
         taken = group[-1] + 1
     out.extend(new[taken:])
     return Expanded(tuple(out), tuple(notes))
+
+
+def _nothing_left_out(
+    original: Sequence[str], new: Sequence[str], placeholders: Sequence[int]
+) -> bool:
+    """Whether the new lines other than the placeholders hold every original line, in
+    order (whitespace at their edges ignored): then the placeholders stand for nothing."""
+    skipped = set(placeholders)
+    rest = [line.strip() for i, line in enumerate(new) if i not in skipped]
+    keys = [line.strip() for line in original]
+    if len(rest) < len(keys) or not set(keys) <= set(rest):
+        return False
+    matcher = sequence_matcher(keys, rest)
+    return sum(block.size for block in matcher.get_matching_blocks()) == len(keys)
+
+
+def _standing_for_nothing(new: Sequence[str], placeholders: Collection[int]) -> Expanded:
+    """`new` where its placeholders stand for no original line: dots alone are content
+    and stay; a worded placeholder is removed, with a note."""
+    lines: list[str] = []
+    notes: list[str] = []
+    for i, line in enumerate(new):
+        if i in placeholders and not is_dots_only(line):
+            notes.append(_note(line.strip(), 0, 0))
+        else:
+            lines.append(line)
+    return Expanded(tuple(lines), tuple(notes))
 
 
 def _consecutive(indices: Sequence[int]) -> list[list[int]]:
@@ -346,22 +394,29 @@ def _walk_gap(
 
 
 def _refuse(
-    placeholder: str, at: int, neighbour: str, found: Sequence[int], first_line: int
+    placeholder: str, at: int, neighbour: str, found: Sequence[int], region: tuple[int, int]
 ) -> Refused:
+    """`region`: the 1-based first line of the original lines, and how many there are."""
+    first_line, count = region
     head = (
         f"Could not expand the placeholder `{placeholder}` (line {at + 1} of the new text): "
         f"the line next to it, `{neighbour.strip()}`,"
     )
     if not found:
         reason = " is not in the original lines it replaces"
+        about: tuple[tuple[int, int], ...] = (
+            ((first_line, first_line + count - 1),) if count else ()
+        )
     else:
         lines = [i + first_line for i in found]
         reason = f" occurs {len(lines)} times in the original (lines {_and(lines)})"
+        about = tuple((line, line) for line in lines)
     return Refused(
         "elision_ambiguous",
         f"{head}{reason}, so it is unclear which original lines the placeholder stands for. "
         "Keep one unchanged original line directly above and below each placeholder, "
         "or write the lines out in full.",
+        about,
     )
 
 

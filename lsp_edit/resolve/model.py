@@ -41,14 +41,20 @@ class Refused:
     Codes: `not_found`, `ambiguous`, `old_lines_mismatch`, `indentation_mismatch`,
     `elision_ambiguous`, `invalid_line_range`, `line_out_of_range`,
     `overlapping_line_range`, `invalid_operation`, `symbol_not_found`,
-    `symbol_ambiguous`, `unsupported_language`, `chunk_validation_failed`,
+    `symbol_ambiguous`, `unsupported_language`, `language_mismatch`, `chunk_validation_failed`,
     `overlapping_chunks`, `mode_mismatch`, `file_not_found`, `file_exists`,
     `binary_file`, `not_utf8`, `io_error`, `outside_workspace`, `truncated_file`,
     `not_whole_file`.
+
+    `lines` are the lines of the document the refusal is about, as 1-based inclusive
+    (first, last) pairs in the text the block was placed against, most relevant
+    first: the places an ambiguous block matches, the lines most like the text not
+    found, the symbol a chunk diff did not fit, ... (empty: none in particular).
     """
 
     code: str
     message: str
+    lines: tuple[tuple[int, int], ...] = ()
 
 
 Resolution = Placed | AlreadyApplied | Refused

@@ -27,7 +27,7 @@ from lsp_edit.blocks.model import AstAction, AstTarget, FencedEdit, ReplySpan
 from lsp_edit.resolve.ast_path import resolve_ast_path
 from lsp_edit.resolve.complete_file import resolve_complete_file
 from lsp_edit.resolve.diffing import minimal_edits
-from lsp_edit.resolve.elision import is_placeholder
+from lsp_edit.resolve.elision import is_dots_only, is_placeholder
 from lsp_edit.resolve.model import AlreadyApplied, Placed, Refused, Resolution
 from lsp_edit.symbols.index import parse, source_bytes, symbols_from_tree
 from lsp_edit.symbols.languages import FRAGMENT, LanguageSpec, spec_for
@@ -234,8 +234,22 @@ class _Definitions:
 
     def _parse(self) -> list[Symbol] | None:
         """The block's definitions, line numbers in `content`; None when it does not
-        parse (placeholders read as blank lines)."""
-        lines = ["" if i in self.placeholders else line for i, line in enumerate(self.content)]
+        parse. Placeholders are read as blank lines, but dots alone first as they are:
+        `...` may be a stub's body, which a definition written as new keeps."""
+        as_written = [
+            "" if i in self.placeholders and not is_dots_only(line) else line
+            for i, line in enumerate(self.content)
+        ]
+        blanked = ["" if i in self.placeholders else line for i, line in enumerate(self.content)]
+        for lines in (as_written, blanked) if as_written != blanked else (blanked,):
+            found = self._parse_lines(lines)
+            if found:
+                return found
+        return None
+
+    def _parse_lines(self, lines: list[str]) -> list[Symbol] | None:
+        """The definitions of `lines`, read alone or, for members written without
+        their class, inside the language's wrapper."""
         found = self._parsed(lines)
         if found:
             return found

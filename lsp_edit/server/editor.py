@@ -65,6 +65,7 @@ class ClientSupport:
     lens_refresh: bool = False
     content_refresh: bool = False
     watch_files: bool = False
+    related_information: bool = False
 
     @staticmethod
     def of(capabilities: types.ClientCapabilities) -> ClientSupport:
@@ -74,6 +75,7 @@ class ClientSupport:
         window = capabilities.window
         workspace = capabilities.workspace
         watched = workspace.did_change_watched_files if workspace else None
+        published = text_document.publish_diagnostics if text_document else None
         return ClientSupport(
             llm_tag=bool(tags and types.CodeActionTag.LlmGenerated in tags.value_set),
             show_document=bool(window and window.show_document and window.show_document.support),
@@ -82,6 +84,7 @@ class ClientSupport:
             ),
             content_refresh=bool(workspace and workspace.text_document_content),
             watch_files=bool(watched and watched.dynamic_registration),
+            related_information=bool(published and published.related_information),
         )
 
 
@@ -158,7 +161,11 @@ class Editor:
 
     def view(self) -> render.View:
         return render.View(
-            self.encoding, self.uri_of, self.store.buffer_of, self.settings.pending_severity
+            self.encoding,
+            self.uri_of,
+            self.store.buffer_of,
+            self.settings.pending_severity,
+            self.client.related_information,
         )
 
     def point(self, raw: Sequence[str], position: types.Position) -> Point:

@@ -100,9 +100,9 @@ class EditorFiles:
 
     def similar_files(self, written: str) -> list[str]:
         found: list[str] = []
-        for workspace in self.workspaces:
+        for workspace, inner in self._by_folder_name(written.strip().replace("\\", "/")):
             found.extend(
-                self.display(workspace.root / path) for path in workspace.similar_files(written)
+                self.display(workspace.root / path) for path in workspace.similar_files(inner)
             )
         return found
 
@@ -120,7 +120,7 @@ class EditorFiles:
         matches = [
             (workspace, path)
             for workspace in self.workspaces
-            for path in workspace.similar_files(written)
+            for path in workspace.tail_matches(written)
         ]
         if len(matches) != 1:
             return None

@@ -66,6 +66,8 @@ class View:
     uri_of: Callable[[Path], str]
     buffer_of: Callable[[Path], TrackedBuffer | None]
     pending_severity: str = "information"
+    # The client shows a diagnostic's `relatedInformation`.
+    related_information: bool = False
 
 
 def what_it_does(change: PendingChange) -> str:
@@ -149,9 +151,54 @@ def diagnostics(changes: Sequence[PendingChange], view: View) -> list[types.Diag
                     )
                 )
         elif _not_applied(change):
-            first = change.hunks[0] if change.hunks else None
-            out.append(_problem(change, hunk_range(buffer, first, view)))
+            out.append(
+                _problem(change, _problem_range(buffer, change, view), _related(change, view, 1))
+            )
     return out
+
+
+def _problem_range(buffer: TrackedBuffer | None, change: PendingChange, view: View) -> types.Range:
+    """Where a change not applied is shown in its file: its first hunk, else the first
+    lines its refusal is about (the first place an ambiguous block matches, the lines
+    most like a block not found), else line 1."""
+    if change.hunks or not change.lines:
+        return hunk_range(buffer, change.hunks[0] if change.hunks else None, view)
+    return _refused_range(buffer, change.lines[0], view)
+
+
+def _refused_range(buffer: TrackedBuffer | None, lines: tuple[int, int], view: View) -> types.Range:
+    """1-based inclusive `lines` as a range, kept inside the buffer."""
+    first, last = lines[0] - 1, lines[1]
+    if buffer is not None:
+        count = buffer.line_count
+        first, last = min(first, max(count - 1, 0)), min(last, count)
+    return lines_range(buffer, first, max(first + 1, last), view)
+
+
+# The refusals whose lines are places the block could mean, one as good as another.
+_CANDIDATES = frozenset({"ambiguous", "symbol_ambiguous"})
+
+
+def _related(
+    change: PendingChange, view: View, skip: int
+) -> list[types.DiagnosticRelatedInformation] | None:
+    """The lines a refusal is about (after the first `skip`, shown as the diagnostic's
+    own range), each as related information, when the client shows it."""
+    if not view.related_information or len(change.lines) <= skip:
+        return None
+    buffer = view.buffer_of(change.path)
+    uri = view.uri_of(change.path)
+    count = len(change.lines)
+    return [
+        types.DiagnosticRelatedInformation(
+            location=types.Location(uri=uri, range=_refused_range(buffer, lines, view)),
+            message=f"Candidate {index} of {count}"
+            if change.code in _CANDIDATES
+            else "Named in the message",
+        )
+        for index, lines in enumerate(change.lines, start=1)
+        if index > skip
+    ]
 
 
 def _not_applied(change: PendingChange) -> bool:
@@ -162,11 +209,16 @@ def _not_applied(change: PendingChange) -> bool:
     )
 
 
-def _problem(change: PendingChange, where: types.Range) -> types.Diagnostic:
+def _problem(
+    change: PendingChange,
+    where: types.Range,
+    related: list[types.DiagnosticRelatedInformation] | None = None,
+) -> types.Diagnostic:
     """Why a change was not applied: an Error when its block failed, a Warning when it
     went stale or was skipped."""
     return types.Diagnostic(
         range=where,
+        related_information=related,
         message=f"{change.description} was not applied: {change.message}",
         severity=types.DiagnosticSeverity.Error
         if change.status is Status.FAILED
@@ -196,7 +248,7 @@ class ShownDiagnostics:
             lambda change: (
                 _looks(change),
                 _hunk_lines(change),
-                _end_of(buffer, change.line_span()),
+                _end_of(buffer, change.line_span() or _refused_span(change)),
                 _style(view),
             ),
             lambda change: diagnostics([change], view),
@@ -248,11 +300,17 @@ def _looks(change: PendingChange) -> tuple[object, ...]:
         change.code,
         change.message,
         change.move_to,
+        change.lines,
     )
 
 
 def _hunk_lines(change: PendingChange) -> tuple[tuple[int, int, int, bool], ...]:
     return tuple((h.start, h.end, len(h.new), bool(h.old)) for h in change.hunks)
+
+
+def _refused_span(change: PendingChange) -> tuple[int, int] | None:
+    """The 0-based lines (end exclusive) of the first place a refusal is about."""
+    return (change.lines[0][0] - 1, change.lines[0][1]) if change.lines else None
 
 
 def _block_lines(change: PendingChange) -> tuple[int, int] | None:
@@ -271,8 +329,8 @@ def _end_of(buffer: TrackedBuffer | None, lines: tuple[int, int] | None) -> obje
     return (count, buffer.raw[-1])
 
 
-def _style(view: View) -> tuple[object, str]:
-    return (view.encoding, view.pending_severity)
+def _style(view: View) -> tuple[object, str, bool]:
+    return (view.encoding, view.pending_severity, view.related_information)
 
 
 def change_json(change: PendingChange, view: View) -> dict[str, Any]:
@@ -585,7 +643,7 @@ def reply_diagnostics(
 ) -> list[types.Diagnostic]:
     """A diagnostic on every block of the reply that cannot apply, with the reason."""
     return [
-        _problem(change, block_range(reply, change, view))
+        _problem(change, block_range(reply, change, view), _related(change, view, 0))
         for change in changes
         if change.reply is not None and _not_applied(change)
     ]

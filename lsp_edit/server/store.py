@@ -124,6 +124,9 @@ class PendingChange:
     move_to: Path | None = None
     # The editor was asked to apply it and said yes, or showed its lines already.
     seen_applied: bool = False
+    # Not placed: the lines its refusal is about (1-based, inclusive), in the buffer
+    # as the reply read it (`Change.lines`).
+    lines: tuple[tuple[int, int], ...] = ()
 
     @property
     def pending(self) -> bool:
@@ -763,7 +766,7 @@ class Reply:
             if made[0].status is Status.APPLIED:
                 self._place(change, made[0])
             elif change_id == also:
-                _take_outcome(change, made[0])
+                _take_outcome(change, made[0], self._planner.lines_as_read(made[0]))
             else:
                 self.store._mark_stale(
                     change, f"Placed again after its file changed, it fails: {made[0].message}"
@@ -785,7 +788,7 @@ class Reply:
             block=block,
             reply=ReplyBlock(self.document, item.span) if self.document else None,
         )
-        _take_outcome(pending, change)
+        _take_outcome(pending, change, self._planner.lines_as_read(change))
         self.store._add(pending)
         if change.status is Status.APPLIED:
             self._place(pending, change)
@@ -803,6 +806,7 @@ class Reply:
         pending.notes = change.notes
         pending.message = pending.code = None
         pending.final_newline = None
+        pending.lines = ()
         if path not in self._marks:
             self._marks[path] = self._mark(path)
         pending.kind, pending.move_to = self._kind_of(pending.block, outcome.moved_to)
@@ -848,8 +852,11 @@ class Reply:
         return Path(default) if default else NOWHERE
 
 
-def _take_outcome(pending: PendingChange, change: Change) -> None:
-    """A block's outcome that is not a placement: a failure, or already applied."""
+def _take_outcome(
+    pending: PendingChange, change: Change, lines: tuple[tuple[int, int], ...] = ()
+) -> None:
+    """A block's outcome that is not a placement: a failure, or already applied;
+    `lines`, what its refusal is about in the buffer."""
     pending.status = change.status
     pending.description = change.description
     pending.message = change.message
@@ -858,6 +865,7 @@ def _take_outcome(pending: PendingChange, change: Change) -> None:
     pending.notes = change.notes
     pending.hunks = []
     pending.depends_on = []
+    pending.lines = lines
 
 
 def _place_block(change: PendingChange, text: Text) -> tuple[LineEdit, ...] | str:

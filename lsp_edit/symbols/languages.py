@@ -199,6 +199,39 @@ def language_for(name_or_path: str) -> str | None:
     return _BY_EXTENSION.get(suffix)
 
 
+# Languages a block's fence tag may name for a file of its neighbour: a C header
+# (`.h`) is read as C++ when the block says `cpp`.
+_HEADER_LANGUAGES = {".h": frozenset({"cpp"})}
+# Languages close enough that a tag naming one for a file of another is no mistake
+# (`js` for a `.ts` file): the file's own language reads it.
+_FAMILIES = (frozenset({"c", "cpp"}), frozenset({"javascript", "typescript", "tsx"}))
+
+
+def language_of_file(path: str, tag: str | None = None) -> str | None:
+    """The language to read a file in: the one its suffix names (a C header's `cpp`
+    when the block's fence `tag` says so); for a file without a suffix, the tag's.
+    None when neither is known, or the suffix names no indexed language (`.md`)."""
+    suffix = PurePosixPath(path.strip().lower().replace("\\", "/")).suffix
+    tagged = _BY_TAG.get(tag.strip().lower()) if tag else None
+    if not suffix:
+        return tagged
+    if tagged in _HEADER_LANGUAGES.get(suffix, ()):
+        return tagged
+    return _BY_EXTENSION.get(suffix)
+
+
+def tag_contradicts(path: str, tag: str) -> bool:
+    """Whether a fence tag names a language the file is not (`python` for
+    `README.md`, `rust` for `app.py`; `js` for `app.ts` is the same family)."""
+    tagged = _BY_TAG.get(tag.strip().lower())
+    if tagged is None:
+        return False
+    own = language_of_file(path, tag)
+    if own is None:
+        return bool(PurePosixPath(path.replace("\\", "/")).suffix)
+    return own != tagged and not any(own in family and tagged in family for family in _FAMILIES)
+
+
 def supported_languages() -> tuple[str, ...]:
     """The canonical language names, in table order."""
     return tuple(spec.name for spec in LANGUAGES)

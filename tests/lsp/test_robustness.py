@@ -172,3 +172,15 @@ async def test_a_file_created_outside_the_editor_is_found_by_its_tail(editor: Ed
     )
     assert change["uri"] == uri
     assert change["status"] == "pending"
+
+
+async def test_a_gitignore_with_a_pattern_git_cannot_read_does_not_stop_a_lookup(
+    editor: Editor,
+) -> None:
+    editor.write(".gitignore", "!\n*.log\n")
+    editor.write("src/pkg/mod.py", "A = 1\n")
+    (change,) = await propose(
+        editor, search_replace("pkg/mod.py", "A = 1\n", "A = 2\n"), "src/pkg/mod.py"
+    )
+    assert change["uri"] == editor.uri("src/pkg/mod.py")
+    assert change["status"] == "pending"
