@@ -493,6 +493,17 @@ class Before(Sequence[str]):
         """The ending new lines got in this text (its dominant one)."""
         return detect_line_ending("".join(self.lines(0, len(self))))
 
+    def touched_carriage_return(self) -> bool:
+        """Whether a line the batch removed or wrote holds a CR: only then can the
+        text's dominant line ending have changed."""
+        window = self.window
+        if window is None:
+            return False
+        written = self.after[window.start : window.new_end]
+        return any("\r" in line for line in written) or any(
+            "\r" in line for _, removed in self._log for line in removed
+        )
+
 
 @value
 class Region:

@@ -278,6 +278,8 @@ class Store:
         self._sending: dict[Path, list[tuple[PendingChange, ...]]] = {}
         # The changes of each block (by its text, wherever it sat in its reply).
         self._by_block: dict[tuple[Path, object], list[str]] = {}
+        # Per file, the dominant line ending of its buffer, once asked for.
+        self._eols: dict[Path, str] = {}
         # Per file, the recent accepts an undo can take back, the last last.
         self._accepted: dict[Path, list[Accepted]] = {}
         # Counts every change of state, so that a reply notices decisions cheaply.
@@ -649,6 +651,7 @@ class Store:
         before = buffer.apply(batch)
         window = before.window
         if window is None or not self._tracks(path):
+            self._eols.pop(path, None)
             return False
         found = self._recognise(path, before)
         if found is not None:
@@ -696,7 +699,12 @@ class Store:
 
     def _recognise(self, path: Path, before: Before) -> tuple[_Reading, list[Region]] | None:
         """The accept (or undo) whose text the buffer now holds, if any."""
-        eol: str | None = None
+        # The ending the server gives new lines, read once per file (a whole text per
+        # keystroke is too much), again only when a CR comes or goes.
+        eol = self._eols.pop(path, None)
+        if before.touched_carriage_return():
+            eol = None
+        found = None
         for reading in self._readings(path, before):
             if reading.undoes is not None:
                 changed = reading.undoes.inverse()
@@ -705,8 +713,11 @@ class Store:
                     eol = before.eol()
                 changed = regions(before, eol, reading.edits, final_newline=reading.final_newline)
             if shows(before, changed):
-                return reading, changed
-        return None
+                found = reading, changed
+                break
+        if eol is not None and not before.touched_carriage_return():
+            self._eols[path] = eol
+        return found
 
     def _readings(self, path: Path, before: Before) -> Iterator[_Reading]:
         """What the edit may be, the likeliest first: an accept the server sent, one
