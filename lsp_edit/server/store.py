@@ -689,9 +689,13 @@ class Store:
         later `didChange`), or the accept is forgotten."""
         for path in acceptance.edits:
             waiting = self._sending.get(path, [])
-            taken = tuple(c for c in acceptance.changes if c.path == path)
-            if taken in waiting:
-                waiting.remove(taken)
+            taken = [c for c in acceptance.changes if c.path == path]
+            for index, sent in enumerate(waiting):
+                if len(sent) == len(taken) and all(
+                    a is b for a, b in zip(sent, taken, strict=True)
+                ):
+                    del waiting[index]
+                    break
             if not waiting:
                 self._sending.pop(path, None)
         if applied:
