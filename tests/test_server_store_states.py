@@ -133,5 +133,5 @@ class StoreStates(RuleBasedStateMachine):
                 assert change.hunks == [] or change.seen_applied
 
 
-StoreStates.TestCase.settings = settings(max_examples=150, stateful_step_count=30, deadline=None)
+StoreStates.TestCase.settings = settings(max_examples=100, stateful_step_count=30, deadline=None)
 test_the_store_never_lies_about_the_buffer = StoreStates.TestCase
