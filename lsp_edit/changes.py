@@ -49,6 +49,9 @@ if TYPE_CHECKING:
 EDIT_MODES = ("ast_path", "line_numbers", "complete_file")
 FENCE = "```"
 MODE_ERROR = "edit_mode must be one of: auto, ast_path, line_numbers, complete_file"
+AFTER_FAILURE_NOTE = (
+    "An earlier block for this file failed: check that this one does not build on it."
+)
 
 
 class Status(str):
@@ -301,10 +304,16 @@ class Planner:
         reply: str | None = None,
         list_failures: int | None = None,
         symbols: SymbolIndex | None = None,
+        skip_after_failure: bool = True,
     ) -> None:
         """`reply` is the reply's text, when the caller has it: a whole-file block that
         leaves out definitions the reply's prose names may have removed them on
         purpose; without it, no definition counts as mentioned.
+
+        A block for a file where an earlier block failed is skipped (the LLM's later
+        blocks may build on the failed one); with `skip_after_failure` False, it is
+        placed all the same, with a note that says so (an editor, where the user
+        reviews each change).
 
         With `list_failures`, once that many changes failed (or were already in the
         file), a block that could not be read is only counted
@@ -323,6 +332,7 @@ class Planner:
         self.plan = Plan()
         self._ids = ids if ids is not None else (str(n) for n in itertools.count(1))
         self._failed: set[str] = set()
+        self._skip_after_failure = skip_after_failure
         # Every file read for this reply, by path: read once, whatever its blocks do.
         # `plan.files` holds those a block changed.
         self._outcomes: dict[str, FileOutcome] = {}
@@ -364,6 +374,11 @@ class Planner:
         for relative in list(self._drafts):
             self._settle(relative)
         return made
+
+    def failed_before(self, relative: str) -> None:
+        """An earlier block for this file failed (a caller placing a reply's blocks
+        again, without its failures)."""
+        self._failed.add(relative)
 
     def _record(self, change: Change, made: list[Change]) -> None:
         self.plan.changes.append(change)
@@ -497,10 +512,12 @@ class Planner:
         if ref.note:
             change.notes += (ref.note,)
         if ref.relative in self._failed:
-            change.status = Status.SKIPPED
-            change.code = "previous_edit_failed"
-            change.message = "Previous edit to this file failed"
-            return None
+            if self._skip_after_failure:
+                change.status = Status.SKIPPED
+                change.code = "previous_edit_failed"
+                change.message = "Previous edit to this file failed"
+                return None
+            change.notes += (AFTER_FAILURE_NOTE,)
         return ref, written
 
     def _read_once(self, ref: FileRef, change: Change) -> FileOutcome | None:

@@ -183,3 +183,49 @@ def test_a_short_summary_lists_every_failure() -> None:
     text = render.proposal_summary([failed(n) for n in range(1, 11)])
     assert len(text.splitlines()) == 2 + 10
     assert "more block" not in text
+
+
+def test_the_accept_action_says_the_editor_applies_its_edit() -> None:
+    pending = change(Hunk(1, 2, ("b",), ("B",)))
+    edit = types.WorkspaceEdit(changes={})
+    actions = render.code_actions(
+        [pending], [pending], VIEW, FILE.as_uri(), edit_for=lambda c: edit, llm_tag=False
+    )
+    accept = actions[0]
+    assert isinstance(accept, types.CodeAction) and accept.command is not None
+    assert accept.edit is edit
+    assert accept.command.arguments == [{"id": "1", "action": True}]
+
+
+def test_a_client_without_code_action_literals_gets_commands_that_send_the_edit() -> None:
+    pending = change(Hunk(1, 2, ("b",), ("B",)))
+    found = render.code_actions(
+        [pending],
+        [pending],
+        VIEW,
+        FILE.as_uri(),
+        edit_for=lambda c: types.WorkspaceEdit(changes={}),
+        llm_tag=False,
+        literals=False,
+    )
+    assert all(isinstance(item, types.Command) for item in found)
+    assert found[0].command == "lspEdit.accept"
+    assert found[0].arguments == [{"id": "1"}]
+
+
+def test_no_range_ends_past_a_last_line_without_a_newline() -> None:
+    buffer = TrackedBuffer.of(Text.from_string("a\nb\nc\nd🙂"))
+    view = render.View(PositionEncoding.UTF16, lambda path: path.as_uri(), lambda path: buffer)
+    appended = change(Hunk(4, 4, (), ("e",)))
+    replaced = change(Hunk(3, 4, ("d🙂",), ("D",)))
+    end = {"line": 3, "character": 3}
+    appended_json = render.change_json(appended, view)
+    assert appended_json["range"] == {"start": end, "end": end}
+    assert appended_json["hunks"] == [
+        {"range": {"start": {"line": 3, "character": 0}, "end": end}, "newText": "d🙂\ne"}
+    ]
+    replaced_json = render.change_json(replaced, view)
+    assert replaced_json["range"]["end"] == end
+    assert replaced_json["hunks"][0]["newText"] == "D"
+    (diagnostic,) = render.diagnostics([appended], view)
+    assert (diagnostic.range.end.line, diagnostic.range.end.character) == (3, 3)

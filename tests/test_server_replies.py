@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from lsp_edit.blocks import parse_reply
 from lsp_edit.changes import Status
 from lsp_edit.positions import Point
+from lsp_edit.server.hunks import Replacement
 from lsp_edit.server.replies import (
     ReplyDocument,
     ReplyText,
@@ -155,7 +156,8 @@ def test_a_block_arriving_after_the_user_accepted_an_earlier_one_still_places() 
     document.text.append(search_replace("    return 1\n", "    return 11\n"))
     document.sync()
     first = store.changes[document.change_ids[0]]
-    store.edited(FILE, Point(1, 0), Point(2, 0), "    return 11\n")  # the editor applies it
+    # the editor applies it
+    store.edited(FILE, [Replacement(Point(1, 0), Point(2, 0), "    return 11\n")])
     files.text = store.buffer_of(FILE).text()  # type: ignore[union-attr]
     assert first.status is Status.APPLIED
     document.text.append("\n" + search_replace("    return 11\n", "    return 111\n"))
@@ -163,3 +165,36 @@ def test_a_block_arriving_after_the_user_accepted_an_earlier_one_still_places() 
     second = store.changes[document.change_ids[1]]
     assert second.pending and second.depends_on == []
     assert [(h.start, h.new) for h in second.hunks] == [(1, ("    return 111",))]
+
+
+def test_a_reply_document_forgets_a_failed_block_deleted_from_it() -> None:
+    store = Store()
+    document = _document(store)
+    document.text.append(search_replace("    return 9\n", "    return 99\n"))
+    document.sync()
+    (failed,) = (store.changes[i] for i in document.change_ids)
+    assert failed.code == "not_found"
+    document.text.replace_all("")
+    document.sync()
+    assert document.change_ids == []
+    document.text.append(search_replace("    return 2\n", "    return 22\n"))
+    document.sync()
+    (placed,) = (store.changes[i] for i in document.change_ids)
+    assert placed.pending
+    assert placed.notes == ()
+
+
+def test_a_block_after_a_failed_one_in_a_reply_document_is_pending_with_a_note() -> None:
+    store = Store()
+    document = _document(store)
+    document.text.append(search_replace("    return 9\n", "    return 99\n"))
+    document.text.append("\n" + search_replace("    return 2\n", "    return 22\n"))
+    document.sync()
+    failed, later = (store.changes[i] for i in document.change_ids)
+    assert failed.status is Status.FAILED
+    assert later.pending and len(later.notes) == 1
+    # The failed block deleted from the reply: its note goes with it.
+    document.text.replace_all("\n" + search_replace("    return 2\n", "    return 22\n"))
+    document.sync()
+    assert [store.changes[i] for i in document.change_ids] == [later]
+    assert later.pending and later.notes == ()

@@ -9,6 +9,7 @@ from lsp_edit.blocks import parse_reply
 from lsp_edit.changes import Status
 from lsp_edit.positions import Point
 from lsp_edit.resolve.model import Refused
+from lsp_edit.server.hunks import Replacement
 from lsp_edit.server.store import NotAccepted, PendingChange, Store
 from lsp_edit.text import Text
 from lsp_edit.workspace import FileRef
@@ -56,7 +57,7 @@ def propose(store: Store, reply: str, text: str = SOURCE) -> list[PendingChange]
 
 
 def type_into(store: Store, line: int, column: int, typed: str) -> None:
-    store.edited(FILE, Point(line, column), Point(line, column), typed)
+    store.edited(FILE, [Replacement(Point(line, column), Point(line, column), typed)])
 
 
 def buffer_text(store: Store) -> str:
@@ -73,7 +74,7 @@ def accept(store: Store, change: PendingChange) -> None:
     for edit in sorted(acceptance.edits[FILE], key=lambda e: e.start, reverse=True):
         new = "".join(line + "\n" for line in edit.new_lines)
         end = Point(edit.end, 0)
-        store.edited(FILE, Point(edit.start, 0), end, new)
+        store.edited(FILE, [Replacement(Point(edit.start, 0), end, new)])
 
 
 def test_a_placed_block_is_pending_on_the_lines_it_changes() -> None:
@@ -212,7 +213,7 @@ def test_accepting_one_change_keeps_the_others_in_the_file_exactly_right() -> No
 def test_a_change_the_editor_applied_itself_is_recorded_as_applied() -> None:
     store = Store()
     (change,) = propose(store, search_replace("    return 2\n", "    return 22\n"))
-    store.edited(FILE, Point(5, 0), Point(6, 0), "    return 22\n")
+    store.edited(FILE, [Replacement(Point(5, 0), Point(6, 0), "    return 22\n")])
     assert change.status is Status.APPLIED
 
 
@@ -250,3 +251,99 @@ def test_the_proposed_text_has_every_pending_change_applied() -> None:
     assert proposed.render() == SOURCE.replace("return 1\n", "return 11\n").replace(
         "return 3\n", "return 33\n"
     )
+
+
+def test_the_same_reply_twice_is_pending_once() -> None:
+    store = Store()
+    reply = search_replace("    return 2\n", "    return 22\n")
+    (first,) = propose(store, reply)
+    (second,) = propose(store, reply)
+    assert first.pending
+    assert second.status is Status.SKIPPED
+    assert second.code == "already_pending"
+    assert second.message == f"The same change is already pending review (change {first.id})."
+    assert second.hunks == []
+
+
+def test_a_reply_like_one_already_decided_is_pending_again() -> None:
+    store = Store()
+    reply = search_replace("    return 2\n", "    return 22\n")
+    (first,) = propose(store, reply)
+    store.reject(first.id)
+    (second,) = propose(store, reply)
+    assert second.pending
+
+
+def test_a_block_after_a_failed_one_is_pending_with_a_note() -> None:
+    store = Store()
+    failed, later = propose(
+        store,
+        search_replace("    return 9\n", "    return 99\n")
+        + "\n"
+        + search_replace("    return 2\n", "    return 22\n"),
+    )
+    assert failed.status is Status.FAILED
+    assert later.pending
+    assert any("An earlier block for this file failed" in note for note in later.notes)
+
+
+def test_restoring_never_brings_back_a_dismissed_failure() -> None:
+    store = Store()
+    failed, later = propose(
+        store,
+        search_replace("    return 9\n", "    return 99\n")
+        + "\n"
+        + search_replace("    return 2\n", "    return 22\n"),
+    )
+    store.reject_all([failed, later])
+    assert store.restore(None) is later
+    try:
+        store.restore(failed.id)
+    except NotAccepted as error:
+        assert "cannot be restored" in str(error)
+    else:
+        raise AssertionError("a dismissed failure came back")
+    try:
+        store.restore(None)
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("a dismissed failure came back")
+    assert failed.status is Status.REJECTED
+
+
+def test_a_restored_stale_change_stays_stale_while_its_lines_are_edited() -> None:
+    store = Store()
+    (change,) = propose(store, search_replace("    return 2\n", "    return 22\n"))
+    type_into(store, 5, 11, "0")
+    assert change.status is Status.STALE
+    store.reject(change.id)
+    assert store.restore(None) is change
+    assert change.status is Status.STALE  # its lines are still not what it replaces
+
+
+def test_stale_changes_and_failures_are_found_on_their_line_to_dismiss() -> None:
+    store = Store()
+    failed, stale = propose(
+        store,
+        search_replace("    return 9\n", "    return 99\n")
+        + "\n"
+        + search_replace("    return 2\n", "    return 22\n"),
+    )
+    type_into(store, 5, 11, "0")
+    assert stale.status is Status.STALE
+    assert store.touching(FILE, 5, 5) == [stale]
+    assert store.touching(FILE, 0, 0) == []
+    assert store.touching(FILE, 0, 0, failures=True) == [failed]
+
+
+def test_a_whole_file_refused_as_cut_off_is_pending_once_taken_anyway() -> None:
+    store = Store()
+    head = "".join(SOURCE.splitlines(keepends=True)[:6])
+    (change,) = propose(store, f"app.py\n```python\n{head}```\n")
+    assert change.status is Status.FAILED and change.can_take_anyway
+    store.take_anyway(change.id, Text.from_string(SOURCE))
+    assert change.pending and change.code is None
+    accept(store, change)
+    assert change.status is Status.APPLIED
+    assert buffer_text(store) == head

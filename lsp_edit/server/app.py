@@ -232,7 +232,9 @@ def _register_views(server: LanguageServer, editor: Editor) -> None:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
-    def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    def code_action(
+        params: types.CodeActionParams,
+    ) -> list[types.CodeAction | types.Command] | None:
         path = editor.path_of(params.text_document.uri)
         if path is None:
             return None
@@ -250,7 +252,11 @@ def _register_views(server: LanguageServer, editor: Editor) -> None:
                 and first <= c.reply.span.end_line - 1
             ]
         else:
-            touching = editor.store.touching(path, first, last)
+            touching = [
+                c
+                for c in editor.store.touching(path, first, last, failures=True)
+                if not editor.shown_in_reply(c)
+            ]
         if not touching:
             return None
 
@@ -267,6 +273,7 @@ def _register_views(server: LanguageServer, editor: Editor) -> None:
             params.text_document.uri,
             edit_for=edit_for,
             llm_tag=editor.client.llm_tag,
+            literals=editor.client.action_literals,
         )
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
@@ -408,7 +415,12 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
 
     @server.command("lspEdit.accept")
     async def accept(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
-        change = change_of(Arguments("lspEdit.accept", raw, ("id",)))
+        arguments = Arguments("lspEdit.accept", raw, ("id", "action", "anyway"))
+        change = change_of(arguments)
+        if arguments.flag("anyway"):
+            return await editor.accept_anyway(change)
+        if arguments.flag("action"):
+            return await editor.accept_applied(change)
         return await editor.accept(change)
 
     @server.command("lspEdit.reject")
@@ -482,7 +494,7 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         if not isinstance(text, Text):
             reason = text.message if text is not None else "it does not exist"
             raise bad(f"lspEdit.symbols: cannot read {path.name}: {reason}")
-        return {"symbols": render.symbols_json(index_symbols(text, language))}
+        return {"symbols": render.symbols_json(index_symbols(text, language), text, editor.view())}
 
     async def step(arguments: Arguments, forward: bool) -> dict[str, Any]:
         position = arguments.position("position")

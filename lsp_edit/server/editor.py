@@ -26,7 +26,7 @@ from lsp_edit.positions import LspPosition, Point, PositionEncoding, lsp_to_poin
 from lsp_edit.server import render
 from lsp_edit.server.edits import CannotEdit, EditSupport, WorkspaceEdits
 from lsp_edit.server.files import EditorFiles
-from lsp_edit.server.hunks import TrackedBuffer
+from lsp_edit.server.hunks import Replacement, TrackedBuffer
 from lsp_edit.server.replies import ReplyDocument, matches_any
 from lsp_edit.server.settings import Settings
 from lsp_edit.server.store import NOWHERE, Acceptance, NotAccepted, PendingChange, Store
@@ -40,6 +40,9 @@ PROPOSED_SCHEME = "lsp-edit-proposed"
 _PUBLISH_DELAY = 0.15
 # While a reply streams in, publishing waits this many times what it cost last time.
 _PUBLISH_SHARE = 32
+# How long accepting through a code action waits for the editor's `didChange` that
+# shows the action's edit (Neovim sends it after a debounce, after the command).
+ACTION_WAIT = 3.0
 
 
 def proposed_uri(file_uri: str) -> str:
@@ -66,6 +69,8 @@ class ClientSupport:
     content_refresh: bool = False
     watch_files: bool = False
     related_information: bool = False
+    # Code actions as objects with an edit (else only commands).
+    action_literals: bool = False
 
     @staticmethod
     def of(capabilities: types.ClientCapabilities) -> ClientSupport:
@@ -85,6 +90,7 @@ class ClientSupport:
             content_refresh=bool(workspace and workspace.text_document_content),
             watch_files=bool(watched and watched.dynamic_registration),
             related_information=bool(published and published.related_information),
+            action_literals=bool(code_action and code_action.code_action_literal_support),
         )
 
 
@@ -115,6 +121,7 @@ class Editor:
         # Set (and replaced) when a publication follows a decision: see `next_decision`.
         self._decided = asyncio.Event()
         self._decisions_told = 0
+        self._waiting: list[asyncio.Future[None]] = []  # for the next didChange
 
     def start(
         self,
@@ -165,8 +172,14 @@ class Editor:
             self.uri_of,
             self.store.buffer_of,
             self.settings.pending_severity,
-            self.client.related_information,
+            related_information=self.client.related_information,
+            reply_buffer=self.reply_buffer,
         )
+
+    def reply_buffer(self, uri: str) -> TrackedBuffer | None:
+        path = self.path_of(uri)
+        document = self.replies.get(path) if path is not None else None
+        return document.text.buffer if document is not None else None
 
     def point(self, raw: Sequence[str], position: types.Position) -> Point:
         """An LSP position in lines as they are before an edit, as a code point column."""
@@ -183,30 +196,50 @@ class Editor:
             self.publish([path])
 
     def edited_file(self, path: Path, params: types.DidChangeTextDocumentParams) -> None:
-        """The user typed in a source file: its pending changes follow."""
+        """The user typed in a source file (or the editor applied an edit): its
+        pending changes follow, judged on the whole `didChange` at once."""
         opened = self.opened[path]
         self.last_source = path
-        tracked = self.store.buffer_of(path) is not None
-        moved = False
+        batch: list[Replacement | Text] = []
         for change in params.content_changes:
             if isinstance(change, types.TextDocumentContentChangePartial):
                 start = self.point(opened.buffer.raw, change.range.start)
                 end = self.point(opened.buffer.raw, change.range.end)
                 opened.buffer.edit(start, end, change.text)
-                if tracked:
-                    moved |= self.store.edited(path, start, end, change.text)
+                batch.append(Replacement(start, end, change.text))
             else:
                 whole = Text.from_string(change.text)
                 opened.buffer = TrackedBuffer.of(whole)
-                if tracked:
-                    moved |= self.store.replaced(path, whole)
-        if moved:
+                batch.append(whole)
+        if self.store.buffer_of(path) is not None and self.store.edited(path, batch):
             self.publish_soon(path)
+        self._changed()
+
+    def _changed(self) -> None:
+        """Wakes what waits for a buffer to change."""
+        waiting, self._waiting = self._waiting, []
+        for future in waiting:
+            if not future.done():
+                future.set_result(None)
+
+    async def _next_change(self, timeout: float) -> None:
+        """Returns at the next `didChange` of a source file, or after `timeout` seconds."""
+        future = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        try:
+            await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            if future in self._waiting:
+                self._waiting.remove(future)
 
     def closed(self, path: Path) -> None:
-        self.opened.pop(path, None)
+        document = self.opened.pop(path, None)
         if path in self.replies:
-            # Its failures move back to the files they name.
+            # A reply's failures are shown on it alone: closed, they are only listed.
+            if path in self._published:
+                self._published.discard(path)
+                self._shown.forget(path)
+                self._send_diagnostics(document.uri if document else self.uri_of(path), [])
             self.publish(self.reply_targets(self.replies[path]))
         elif self.sync_from_disk(path):
             # Closed without saving, the buffer is what the disk holds again.
@@ -291,9 +324,13 @@ class Editor:
         )
 
     def shown_in_reply(self, change: PendingChange) -> bool:
-        """A block that failed is reported on its reply document while that is open."""
+        """A block of a reply document that failed is reported on the reply only (or
+        listed, once the reply is closed), never on the file it names; one that went
+        stale, on the reply while that is open."""
         if change.reply is None or change.pending:
             return False
+        if change.status in (Status.FAILED, Status.SKIPPED):
+            return True
         reply = self.path_of(change.reply.uri)
         return reply is not None and reply in self.opened
 
@@ -449,9 +486,8 @@ class Editor:
                 edit = self.workspace_edit(acceptance)
             except (NotAccepted, CannotEdit) as error:
                 return {"id": change.id, "status": change.status.value, "message": str(error)}
-            result = await self.apply_edit(edit, f"lsp-edit: {change.description}")
+            result = await self.apply_edit_of(acceptance, edit, f"lsp-edit: {change.description}")
             if result.applied:
-                self.store.mark_applied(acceptance.changes)
                 self.publish({c.path for c in acceptance.changes})
                 out: dict[str, Any] = {"id": change.id, "status": change.status.value}
                 if len(acceptance.changes) > 1:
@@ -465,6 +501,47 @@ class Editor:
         change.message = f"The editor did not apply it: {reason}."
         self.publish([change.path])
         return {"id": change.id, "status": change.status.value, "message": change.message}
+
+    async def accept_applied(self, change: PendingChange) -> dict[str, Any]:
+        """`lspEdit.accept {id, action: true}`: the editor applies the code action's
+        edit itself and then runs its command, which may arrive before the
+        `didChange` that shows the edit. The change is applied when that shows it;
+        the server sends nothing, unless the editor changed nothing at all (it did
+        not apply the action's edit)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ACTION_WAIT
+        version = self.version_of(change.path)
+        while change.pending and (left := deadline - loop.time()) > 0:
+            await self._next_change(left)
+        if change.pending and self.version_of(change.path) == version:
+            return await self.accept(change)
+        out: dict[str, Any] = {"id": change.id, "status": change.status.value}
+        if change.pending:
+            out["message"] = (
+                "The editor changed the file, but not as the code action's edit would: the "
+                "change is still pending."
+            )
+        elif change.status is not Status.APPLIED and change.message:
+            out["message"] = change.message
+        return out
+
+    async def accept_anyway(self, change: PendingChange) -> dict[str, Any]:
+        """`lspEdit.accept {id, anyway: true}`: a whole-file block refused as cut off
+        (or as not the whole file) is taken as the whole file, as the user chose, and
+        accepted."""
+        text = self.open_text(change.path) or self.files.read_disk(change.path)
+        if not isinstance(text, Text):
+            return {
+                "id": change.id,
+                "status": change.status.value,
+                "message": f"Cannot read {change.display or 'the file'}.",
+            }
+        try:
+            self.store.take_anyway(change.id, text)
+        except NotAccepted as error:
+            return {"id": change.id, "status": change.status.value, "message": str(error)}
+        self.publish([change.path])
+        return await self.accept(change)
 
     async def accept_all(self, changes: Sequence[PendingChange]) -> dict[str, Any]:
         """One edit for all these changes (those that overlap an earlier one without
@@ -482,15 +559,27 @@ class Editor:
         else:
             count = len(acceptance.changes)
             label = f"lsp-edit: accept {count} change{'s' if count != 1 else ''}"
-            result = await self.apply_edit(edit, label)
-            if result.applied:
-                self.store.mark_applied(acceptance.changes)
-            else:
+            result = await self.apply_edit_of(acceptance, edit, label)
+            if not result.applied:
                 reason = result.failure_reason or "no reason given"
                 out["message"] = f"The editor did not apply the edit: {reason}."
         self.publish({c.path for c in changes})
         out["changes"] = [{"id": c.id, "status": c.status.value} for c in changes]
         return out
+
+    async def apply_edit_of(
+        self, acceptance: Acceptance, edit: types.WorkspaceEdit, label: str
+    ) -> types.ApplyWorkspaceEditResult:
+        """Sends an accept's edit. The store knows it is on its way, so that the
+        `didChange` which shows it (before or after the answer) reads as this accept."""
+        self.store.sending(acceptance)
+        applied = False
+        try:
+            result = await self.apply_edit(edit, label)
+            applied = result.applied
+        finally:
+            self.store.sent(acceptance, applied=applied)
+        return result
 
     async def apply_edit(
         self, edit: types.WorkspaceEdit, label: str

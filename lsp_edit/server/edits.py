@@ -62,6 +62,26 @@ def lsp_position(
     return types.Position(line=point.line, character=position.character)
 
 
+def line_start(
+    buffer: TrackedBuffer | None, line: int, encoding: PositionEncoding
+) -> types.Position:
+    """Where line `line` starts; past the last line, the end of the text. No position
+    past the end of a document is sent: LSP says clients clamp one, but Neovim cannot
+    put its cursor there (`window/showDocument`) and not every client clamps. (After
+    a last line that ends with a newline, line `count` column 0 is the document's
+    end, inside it.)"""
+    count = buffer.line_count if buffer is not None else 0
+    if buffer is None or line < count:
+        return types.Position(line=max(line, 0), character=0)
+    if count == 0:
+        return types.Position(line=0, character=0)
+    last = buffer.raw[-1]
+    content = strip_ending(last)
+    if len(content) < len(last):
+        return types.Position(line=count, character=0)
+    return lsp_position(buffer, Point(count - 1, len(content)), encoding)
+
+
 def lsp_range(
     buffer: TrackedBuffer | None, start: Point, end: Point, encoding: PositionEncoding
 ) -> types.Range:

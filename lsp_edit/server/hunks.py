@@ -19,10 +19,11 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
 from itertools import accumulate
+from typing import overload
 
 from lsp_edit.positions import Point
 from lsp_edit.resolve.diffing import minimal_edits
-from lsp_edit.text import LineEdit, Text, split_lines, strip_ending
+from lsp_edit.text import LineEdit, Text, detect_line_ending, split_lines, strip_ending
 from lsp_edit.values import field, record, value
 
 
@@ -240,6 +241,9 @@ class TrackedBuffer:
     def edit(self, start: Point, end: Point, new_text: str) -> Splice:
         """Applies one edit between two points (columns in code points, clamped to
         each line's content) and returns the whole lines it changed."""
+        return self._edit(start, end, new_text)[0]
+
+    def _edit(self, start: Point, end: Point, new_text: str) -> tuple[Splice, list[str]]:
         count = len(self.raw)
         first = min(start.line, count)
         last = min(max(end.line, first), count)
@@ -253,13 +257,39 @@ class TrackedBuffer:
         replaced = split_lines(head + new_text + tail)
         return self._replace(first, old_end, replaced)
 
+    def apply(self, batch: Sequence[Replacement | Text]) -> Before:
+        """Applies an editor's batch of changes, each ranged (`Replacement`, against
+        the lines the one before left) or a whole new text; returns the lines as they
+        were before, read through the lines as they are now."""
+        log: list[tuple[Splice, list[str]]] = []
+        for change in batch:
+            if isinstance(change, Text):
+                log.extend(self._replace_all(change))
+            else:
+                log.append(self._edit(change.start, change.end, change.text))
+        return Before(self.raw, log)
+
     def replace_all(self, text: Text) -> list[Splice]:
         """The whole text is new (full sync, a file read again from disk): the
         splices, last first, so that each applies to the lines the one before left."""
+        return [splice for splice, _ in self._replace_all(text)]
+
+    def _replace_all(self, text: Text) -> list[tuple[Splice, list[str]]]:
         old, new = self.raw, list(text.raw_lines)
-        matcher = SequenceMatcher(None, old, new, autojunk=False)
+        head = 0
+        while head < len(old) and head < len(new) and old[head] == new[head]:
+            head += 1
+        tail = 0
+        while (
+            tail < len(old) - head and tail < len(new) - head and old[-1 - tail] == new[-1 - tail]
+        ):
+            tail += 1
+        # Only the lines between the common head and tail are compared line by line.
+        matcher = SequenceMatcher(
+            None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False
+        )
         splices = [
-            Splice(i1, i2, j2 - j1)
+            (Splice(head + i1, head + i2, j2 - j1), old[head + i1 : head + i2])
             for tag, i1, i2, j1, j2 in matcher.get_opcodes()
             if tag != "equal"
         ]
@@ -267,7 +297,8 @@ class TrackedBuffer:
         self.bom = text.bom
         return splices[::-1]
 
-    def _replace(self, start: int, end: int, replaced: list[str]) -> Splice:
+    def _replace(self, start: int, end: int, replaced: list[str]) -> tuple[Splice, list[str]]:
+        """The lines replaced, as a splice, and the lines it removed."""
         old = self.raw[start:end]
         # Lines equal at both ends were not touched: typing "x\n" at the start of a
         # line inserts a line before it; it does not rewrite it.
@@ -278,7 +309,7 @@ class TrackedBuffer:
         while low < high_old and low < high_new and old[low] == replaced[low]:
             low += 1
         self.raw[start:end] = replaced
-        return Splice(start + low, start + high_old, high_new - low)
+        return Splice(start + low, start + high_old, high_new - low), old[low:high_old]
 
 
 def _content(raw: Sequence[str], index: int) -> str:
@@ -354,3 +385,174 @@ def _point_before(raw: Sequence[str], line: int) -> Point:
     if len(content) < len(last):
         return Point(len(raw), 0)
     return Point(len(raw) - 1, len(content))
+
+
+# --- what an editor's batch of changes means -------------------------------------------
+
+
+@value
+class Window:
+    """Where a batch of edits changed a buffer: raw lines `start`..`old_end` of the
+    text before are lines `start`..`new_end` of the text after; every other line is
+    the same (shifted by `delta` below the window)."""
+
+    start: int
+    old_end: int
+    new_end: int
+
+    @property
+    def delta(self) -> int:
+        return self.new_end - self.old_end
+
+    def near(self, start: int, end: int) -> bool:
+        """Whether lines `start`..`end` (before the batch) touch the window or the
+        line on either side of it."""
+        return start <= self.old_end + 1 and self.start - 1 <= end
+
+
+def window_of(splices: Iterable[Splice]) -> Window | None:
+    """The window of splices applied one after the other (each against the lines the
+    one before left); None when there are none."""
+    start = end = -1
+    delta = 0
+    for splice in splices:
+        if start < 0:
+            start, end = splice.start, splice.end + splice.delta
+        else:
+            start, end = min(start, splice.start), max(end, splice.end) + splice.delta
+        delta += splice.delta
+    return None if start < 0 else Window(start, end - delta, end)
+
+
+class Before(Sequence[str]):
+    """A buffer's raw lines as they were before a batch of edits, read through its
+    lines now and the few lines the batch replaced: no copy of the buffer is made
+    for a keystroke. Valid until the buffer changes again."""
+
+    def __init__(self, after: list[str], log: Sequence[tuple[Splice, list[str]]]) -> None:
+        self.after = after
+        self.window = window_of(splice for splice, _ in log)
+        self._log = log
+        self._inside: list[str] | None = None
+
+    @property
+    def splices(self) -> list[Splice]:
+        """The batch's splices, in order."""
+        return [splice for splice, _ in self._log]
+
+    def _lines_inside(self) -> list[str]:
+        """The lines of the window before the batch: the batch undone, last first."""
+        if self._inside is None:
+            window = self.window
+            assert window is not None
+            inside = self.after[window.start : window.new_end]
+            for splice, removed in reversed(self._log):
+                at = splice.start - window.start
+                inside[at : at + splice.count] = removed
+            self._inside = inside
+        return self._inside
+
+    def __len__(self) -> int:
+        window = self.window
+        return len(self.after) - (window.delta if window is not None else 0)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            assert step == 1
+            return self.lines(start, stop)
+        if index < 0:
+            index += len(self)
+        found = self.lines(index, index + 1)
+        if not found:
+            raise IndexError(index)
+        return found[0]
+
+    def lines(self, start: int, stop: int) -> list[str]:
+        """Raw lines `start`..`stop` as they were."""
+        window = self.window
+        if window is None:
+            return self.after[start:stop]
+        out: list[str] = []
+        if start < window.start:
+            out += self.after[start : min(stop, window.start)]
+        if start < window.old_end and stop > window.start:
+            low = max(start, window.start) - window.start
+            out += self._lines_inside()[low : min(stop, window.old_end) - window.start]
+        if stop > window.old_end:
+            out += self.after[max(start, window.old_end) + window.delta : stop + window.delta]
+        return out
+
+    def eol(self) -> str:
+        """The ending new lines got in this text (its dominant one)."""
+        return detect_line_ending("".join(self.lines(0, len(self))))
+
+    def touched_carriage_return(self) -> bool:
+        """Whether a line the batch removed or wrote holds a CR: only then can the
+        text's dominant line ending have changed."""
+        window = self.window
+        if window is None:
+            return False
+        written = self.after[window.start : window.new_end]
+        return any("\r" in line for line in written) or any(
+            "\r" in line for _, removed in self._log for line in removed
+        )
+
+
+@value
+class Region:
+    """Raw lines `start`..`end` of a text, and the raw lines that replace them."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
+
+    @property
+    def delta(self) -> int:
+        return len(self.lines) - (self.end - self.start)
+
+
+def regions(
+    raw: Sequence[str], eol: str, edits: Sequence[LineEdit], *, final_newline: bool | None = None
+) -> list[Region]:
+    """What applying `replacement(raw, ...)` does to `raw`, as whole raw lines, one
+    region per text replacement, in order."""
+    out: list[Region] = []
+    for change in replacement(raw, eol, edits, final_newline=final_newline):
+        start, end = change.start, change.end
+        low = start.line
+        high = max(end.line + (1 if end.column > 0 else 0), low + (1 if start.column > 0 else 0))
+        high = min(high, len(raw))
+        part = TrackedBuffer(raw[low:high])
+        part.edit(Point(0, start.column), Point(end.line - low, end.column), change.text)
+        out.append(Region(low, high, tuple(part.raw)))
+    return out
+
+
+def shows(before: Before, changed: Sequence[Region]) -> bool:
+    """Whether the buffer after a batch is exactly `before` with these regions
+    replaced (regions in order, not overlapping; the batch's window decides where
+    to look)."""
+    window = before.window
+    if window is None or not changed:
+        return False
+    if sum(region.delta for region in changed) != window.delta:
+        return False
+    start = min(window.start, changed[0].start)
+    end = max(window.old_end, changed[-1].end)
+    expected: list[str] = []
+    at = start
+    for region in changed:
+        if region.start < at:
+            return False  # overlapping regions: not a meaning of any batch
+        expected += before.lines(at, region.start)
+        expected += region.lines
+        at = region.end
+    expected += before.lines(at, end)
+    return before.after[start : end + window.delta] == expected

@@ -14,13 +14,13 @@ from typing import Any
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from lsp_edit.changes import Status
-from lsp_edit.positions import Point, PositionEncoding
-from lsp_edit.server.edits import lsp_position, lsp_range
-from lsp_edit.server.hunks import TrackedBuffer
-from lsp_edit.server.store import ChangeKind, Hunk, PendingChange
+from lsp_edit.changes import AFTER_FAILURE_NOTE, Status
+from lsp_edit.positions import PositionEncoding
+from lsp_edit.server.edits import line_start, lsp_range
+from lsp_edit.server.hunks import TrackedBuffer, replacement
+from lsp_edit.server.store import QUIET_CODES, ChangeKind, Hunk, PendingChange
 from lsp_edit.symbols.model import Symbol
-from lsp_edit.text import Text, strip_ending
+from lsp_edit.text import LineEdit, Text
 from lsp_edit.values import value
 
 _CONVERTER = get_converter()
@@ -68,6 +68,8 @@ class View:
     pending_severity: str = "information"
     # The client shows a diagnostic's `relatedInformation`.
     related_information: bool = False
+    # The text of a reply document, by URI (ranges of blocks end inside it).
+    reply_buffer: Callable[[str], TrackedBuffer | None] = lambda uri: None
 
 
 def what_it_does(change: PendingChange) -> str:
@@ -97,16 +99,9 @@ def _lines(count: int) -> str:
 def lines_range(buffer: TrackedBuffer | None, first: int, end: int, view: View) -> types.Range:
     """Whole lines `first`..`end` (exclusive): from column 0 to column 0 of the line
     after, so no column depends on the line's text (nor on the position encoding);
-    the end of the text when there is no line after."""
-    count = buffer.line_count if buffer is not None else 0
-    start = types.Position(line=first, character=0)
-    if end < count or buffer is None or count == 0 or buffer.raw[-1].endswith(("\n", "\r")):
-        return types.Range(start=start, end=types.Position(line=end, character=0))
+    the end of the text where there is no such line (`line_start`)."""
     return types.Range(
-        start=start,
-        end=lsp_position(
-            buffer, Point(count - 1, len(strip_ending(buffer.raw[-1]))), view.encoding
-        ),
+        start=line_start(buffer, first, view.encoding), end=line_start(buffer, end, view.encoding)
     )
 
 
@@ -125,8 +120,8 @@ def whole_range(buffer: TrackedBuffer | None, change: PendingChange, view: View)
     """From the first hunk's first line to the start of the line after the last hunk."""
     span = change.line_span()
     if span is None:
-        return lsp_range(buffer, Point(0, 0), Point(0, 0), view.encoding)
-    return lsp_range(buffer, Point(span[0], 0), Point(span[1], 0), view.encoding)
+        return lines_range(buffer, 0, 0, view)
+    return lines_range(buffer, span[0], span[1], view)
 
 
 def diagnostics(changes: Sequence[PendingChange], view: View) -> list[types.Diagnostic]:
@@ -135,12 +130,13 @@ def diagnostics(changes: Sequence[PendingChange], view: View) -> list[types.Diag
         buffer = view.buffer_of(change.path)
         if change.status is Status.PENDING:
             hunks: Sequence[Hunk | None] = change.hunks or [None]
+            warning = f". {AFTER_FAILURE_NOTE}" if AFTER_FAILURE_NOTE in change.notes else ""
             for index, hunk in enumerate(hunks):
                 part = f" (part {index + 1} of {len(hunks)})" if len(hunks) > 1 else ""
                 out.append(
                     types.Diagnostic(
                         range=hunk_range(buffer, hunk, view),
-                        message=f"{what_it_does(change)}: {change.description}{part}",
+                        message=f"{what_it_does(change)}: {change.description}{part}{warning}",
                         severity=SEVERITY[view.pending_severity],
                         source=SOURCE,
                         code=PENDING_CODE,
@@ -205,7 +201,7 @@ def _not_applied(change: PendingChange) -> bool:
     """A change to report as a problem (a block already in the file is none)."""
     return (
         change.status in (Status.FAILED, Status.STALE, Status.SKIPPED)
-        and change.code != "already_applied"
+        and change.code not in QUIET_CODES
     )
 
 
@@ -290,6 +286,10 @@ class ShownDiagnostics:
         self._files[path] = now
         return out
 
+    def forget(self, path: Path) -> None:
+        """The file's diagnostics were cleared."""
+        self._files.pop(path, None)
+
 
 def _looks(change: PendingChange) -> tuple[object, ...]:
     """What a change's diagnostic says, apart from where it is."""
@@ -301,6 +301,7 @@ def _looks(change: PendingChange) -> tuple[object, ...]:
         change.message,
         change.move_to,
         change.lines,
+        change.notes,
     )
 
 
@@ -346,15 +347,7 @@ def change_json(change: PendingChange, view: View) -> dict[str, Any]:
     }
     if change.hunks and change.status in (Status.PENDING, Status.STALE):
         out["range"] = json_range(whole_range(buffer, change, view))
-        out["hunks"] = [
-            {
-                "range": json_range(
-                    lsp_range(buffer, Point(h.start, 0), Point(h.end, 0), view.encoding)
-                ),
-                "newText": _new_text(h, buffer),
-            }
-            for h in change.hunks
-        ]
+        out["hunks"] = [_hunk_json(h, buffer, view) for h in change.hunks]
         if len(change.hunks) == 1:
             out["newText"] = out["hunks"][0]["newText"]
     if change.message:
@@ -372,10 +365,7 @@ def change_json(change: PendingChange, view: View) -> dict[str, Any]:
     if change.reply is not None:
         out["block"] = {
             "uri": change.reply.uri,
-            "range": {
-                "start": {"line": change.reply.span.start_line - 1, "character": 0},
-                "end": {"line": change.reply.span.end_line, "character": 0},
-            },
+            "range": json_range(block_range(view.reply_buffer(change.reply.uri), change, view)),
         }
     if change.move_to is not None:
         out["moveTo"] = view.uri_of(change.move_to)
@@ -384,9 +374,27 @@ def change_json(change: PendingChange, view: View) -> dict[str, Any]:
     return out
 
 
-def _new_text(hunk: Hunk, buffer: TrackedBuffer | None) -> str:
+def _hunk_json(hunk: Hunk, buffer: TrackedBuffer | None, view: View) -> dict[str, Any]:
+    """A hunk's whole lines and the text that replaces them. At the end of a text
+    whose last line has no line ending, the range ends where the text does and the
+    text is what the server writes there (the file keeps no final newline)."""
     eol = buffer.text().eol if buffer is not None and buffer.raw else "\n"
-    return "".join(line + eol for line in hunk.new)
+    count = buffer.line_count if buffer is not None else 0
+    if (
+        buffer is not None
+        and count
+        and hunk.end >= count
+        and not buffer.raw[-1].endswith(("\n", "\r"))
+    ):
+        made = replacement(buffer.raw, eol, [LineEdit(hunk.start, min(hunk.end, count), hunk.new)])
+        if made:
+            (written,) = made
+            where = lsp_range(buffer, written.start, written.end, view.encoding)
+            return {"range": json_range(where), "newText": written.text}
+    return {
+        "range": json_range(lines_range(buffer, hunk.start, hunk.end, view)),
+        "newText": "".join(line + eol for line in hunk.new),
+    }
 
 
 def json_range(value: types.Range) -> dict[str, Any]:
@@ -443,20 +451,32 @@ def code_actions(
     *,
     edit_for: Callable[[PendingChange], types.WorkspaceEdit | None],
     llm_tag: bool,
-) -> list[types.CodeAction]:
+    literals: bool = True,
+) -> list[types.CodeAction | types.Command]:
+    """The actions on a range: accept or reject each pending change there (or take a
+    failure anyway, dismiss it), and all of the file's.
+
+    "Accept change" carries the edit, which the editor applies itself, and the
+    command `lspEdit.accept {id, action: true}`, which records the decision once the
+    edit shows. A client without code action literals gets the commands alone, and
+    accepting then sends the edit."""
     tags = [types.CodeActionTag.LlmGenerated] if llm_tag else None
     actions: list[types.CodeAction] = []
     for change in touching:
         diagnostics_here = diagnostics([change], view)
         if change.status is Status.PENDING:
+            edit = edit_for(change) if literals else None
+            accept = {"id": change.id, "action": True} if edit is not None else {"id": change.id}
             actions.append(
                 types.CodeAction(
                     title=f"Accept change: {change.description}",
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=diagnostics_here,
                     is_preferred=True,
-                    edit=edit_for(change),
-                    command=_command("Accept change", "lspEdit.accept", change.id),
+                    edit=edit,
+                    command=types.Command(
+                        title="Accept change", command="lspEdit.accept", arguments=[accept]
+                    ),
                     tags=tags,
                 )
             )
@@ -469,15 +489,29 @@ def code_actions(
                     tags=tags,
                 )
             )
-        else:
+            continue
+        if change.can_take_anyway:
             actions.append(
                 types.CodeAction(
-                    title=f"Dismiss: {change.description} ({change.status.value})",
+                    title=f"Accept anyway: {change.description} (as the whole file)",
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=diagnostics_here,
-                    command=_command("Dismiss", "lspEdit.reject", change.id),
+                    command=types.Command(
+                        title="Accept anyway",
+                        command="lspEdit.accept",
+                        arguments=[{"id": change.id, "anyway": True}],
+                    ),
+                    tags=tags,
                 )
             )
+        actions.append(
+            types.CodeAction(
+                title=f"Dismiss: {change.description} ({change.status.value})",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=diagnostics_here,
+                command=_command("Dismiss", "lspEdit.reject", change.id),
+            )
+        )
     pending = [c for c in in_file if c.status is Status.PENDING]
     if touching and pending:
         # No edit on "Accept all": with many changes it is large; the command sends it.
@@ -493,7 +527,9 @@ def code_actions(
                     tags=tags,
                 )
             )
-    return actions
+    if literals:
+        return list(actions)
+    return [action.command for action in actions if action.command is not None]
 
 
 def _command(title: str, command: str, change_id: str) -> types.Command:
@@ -547,6 +583,7 @@ def proposal_summary(changes: Sequence[PendingChange]) -> str:
     for change in changes:
         if change.status is Status.PENDING:
             pending[change.display] = pending.get(change.display, 0) + 1
+    twins = sum(1 for change in changes if change.code == "already_pending")
     lines: list[str] = []
     if pending:
         total = sum(pending.values())
@@ -555,6 +592,8 @@ def proposal_summary(changes: Sequence[PendingChange]) -> str:
         if len(files) > SUMMARY_ITEMS:
             where += f" and {_more(len(files) - SUMMARY_ITEMS, 'other file')}"
         lines.append(f"{_changes(total)} pending review: {where}.")
+    elif twins:
+        lines.append(f"No new change: {_changes(twins)} already pending review.")
     elif changes:
         lines.append("No change is pending review.")
     else:
@@ -565,6 +604,8 @@ def proposal_summary(changes: Sequence[PendingChange]) -> str:
     for change in problems[:SUMMARY_ITEMS]:
         if change.code == "already_applied":
             lines.append(f"  • {change.description} is already in the file.")
+        elif change.code == "already_pending":
+            lines.append(f"  • {change.description}: {change.message}")
         else:
             lines.append(f"  • {change.description} was not applied: {change.message}")
     if len(problems) > SUMMARY_ITEMS:
@@ -690,8 +731,10 @@ def _block_actions(change: PendingChange, view: View) -> list[tuple[str, str]]:
         ]
     if change.status is Status.APPLIED:
         return [("applied", "lspEdit.show"), ("Go to change", "lspEdit.show")]
-    if change.status is Status.REJECTED:
+    if change.status is Status.REJECTED and change.restorable:
         return [("rejected", "lspEdit.show"), ("Restore", "lspEdit.restore")]
+    if change.status is Status.REJECTED:
+        return [("dismissed", "lspEdit.show")]
     if change.status is Status.STALE:
         return [(f"stale: {_short(change.message)}", "lspEdit.show"), ("Reject", "lspEdit.reject")]
     if change.code == "already_applied":
@@ -726,16 +769,14 @@ def reply_symbols(
     return out
 
 
-def symbols_json(found: Sequence[Symbol]) -> list[dict[str, Any]]:
+def symbols_json(found: Sequence[Symbol], text: Text, view: View) -> list[dict[str, Any]]:
     """`lspEdit.symbols`: the AST paths of a document, with kinds and whole-line ranges."""
+    buffer = TrackedBuffer.of(text)
     return [
         {
             "path": s.dotted,
             "kind": s.kind,
-            "range": {
-                "start": {"line": s.start_line, "character": 0},
-                "end": {"line": s.end_line, "character": 0},
-            },
+            "range": json_range(lines_range(buffer, s.start_line, s.end_line, view)),
         }
         for s in found
     ]

@@ -39,11 +39,19 @@ from lsp_edit.blocks.model import (
     ReplySpan,
 )
 from lsp_edit.changes import Change, Planner, Session, Status
-from lsp_edit.positions import Point
-from lsp_edit.resolve.model import Refused
-from lsp_edit.server.hunks import Composer, Splice, TrackedBuffer
+from lsp_edit.resolve.model import Placed, Refused
+from lsp_edit.server.hunks import (
+    Before,
+    Composer,
+    Region,
+    Replacement,
+    Splice,
+    TrackedBuffer,
+    regions,
+    shows,
+)
 from lsp_edit.text import LineEdit, Text
-from lsp_edit.values import field, record, value
+from lsp_edit.values import field, record, replace, value
 from lsp_edit.workspace import FileRef
 
 if TYPE_CHECKING:
@@ -52,6 +60,12 @@ if TYPE_CHECKING:
 
 NOWHERE = Path()
 """The path of a failure that names no file: it is listed, never shown in a file."""
+# How many accepts of a file an undo can still take back.
+_UNDOABLE = 16
+# Skipped blocks that are no problem: shown nowhere, only listed.
+QUIET_CODES = frozenset({"already_applied", "already_pending"})
+# Whole-file refusals the user may overrule ("Accept anyway").
+ANYWAY_CODES = frozenset({"truncated_file", "not_whole_file"})
 
 
 class ChangeKind(StrEnum):
@@ -127,6 +141,8 @@ class PendingChange:
     # Not placed: the lines its refusal is about (1-based, inclusive), in the buffer
     # as the reply read it (`Change.lines`).
     lines: tuple[tuple[int, int], ...] = ()
+    # What it was when the user rejected it (a failure is dismissed, for good).
+    rejected_from: Status | None = None
 
     @property
     def pending(self) -> bool:
@@ -136,6 +152,36 @@ class PendingChange:
     def shown(self) -> bool:
         """Shown in the editor: pending, or stale (with a warning where it was)."""
         return self.status in (Status.PENDING, Status.STALE)
+
+    @property
+    def shown_as_failure(self) -> bool:
+        """A block that failed (or was skipped), reported in its file: a reply
+        document's failures are reported on the reply."""
+        return (
+            self.status in (Status.FAILED, Status.SKIPPED)
+            and self.code not in QUIET_CODES
+            and self.reply is None
+        )
+
+    @property
+    def can_take_anyway(self) -> bool:
+        """A whole-file block refused for what it leaves out: the user may take it as
+        the whole file all the same."""
+        return (
+            self.status is Status.FAILED
+            and self.code in ANYWAY_CODES
+            and isinstance(self.block, FencedEdit)
+            and self.block.target is None
+            and self.path != NOWHERE
+        )
+
+    @property
+    def restorable(self) -> bool:
+        """A rejected change that was pending (or stale), not a dismissed failure."""
+        return self.status is Status.REJECTED and self.rejected_from in (
+            Status.PENDING,
+            Status.STALE,
+        )
 
     @property
     def tracked(self) -> bool:
@@ -170,6 +216,53 @@ class Acceptance:
     final_newline: dict[Path, bool | None]
 
 
+@record
+class Spot:
+    """Raw lines `start`..`end` of the buffer that an accept wrote, and the raw lines
+    they replaced."""
+
+    start: int
+    end: int
+    original: tuple[str, ...]
+
+
+@record
+class Accepted:
+    """An accept the buffer can go back from (undo): where the lines it wrote are
+    now, the accept itself (against the text before it), and each change it applied
+    as it was then."""
+
+    spots: list[Spot]
+    regions: tuple[Region, ...]
+    changes: tuple[tuple[PendingChange, tuple[Hunk, ...], tuple[str, ...]], ...]
+
+    def inverse(self) -> list[Region]:
+        """The undo, against the buffer as it is."""
+        return [Region(s.start, s.end, s.original) for s in self.spots]
+
+    def follow(self, splice: Splice) -> bool:
+        """Moves with a splice above it; False when the splice touched what it wrote
+        (no undo gives the text back then)."""
+        for spot in self.spots:
+            if splice.end <= spot.start:
+                spot.start += splice.delta
+                spot.end += splice.delta
+            elif splice.start < spot.end:
+                return False
+        return True
+
+
+@value
+class _Reading:
+    """What an edit of the editor may be: these changes accepted (`edits` against
+    the text before it), or an earlier accept taken back."""
+
+    changes: tuple[PendingChange, ...] = ()
+    edits: tuple[LineEdit, ...] = ()
+    final_newline: bool | None = None
+    undoes: Accepted | None = None
+
+
 class NotAccepted(Exception):
     """A change that cannot be accepted now, with the reason for the user."""
 
@@ -185,6 +278,14 @@ class Store:
         self._ids: Iterator[str] = (str(n) for n in itertools.count(1))
         self._session_ids: Iterator[str] = (f"s{n}" for n in itertools.count(1))
         self._rejected: list[str] = []
+        # Per file, the accepts sent to the editor and not answered yet.
+        self._sending: dict[Path, list[tuple[PendingChange, ...]]] = {}
+        # The changes of each block (by its text, wherever it sat in its reply).
+        self._by_block: dict[tuple[Path, object], list[str]] = {}
+        # Per file, the dominant line ending of its buffer, once asked for.
+        self._eols: dict[Path, str] = {}
+        # Per file, the recent accepts an undo can take back, the last last.
+        self._accepted: dict[Path, list[Accepted]] = {}
         # Counts every change of state, so that a reply notices decisions cheaply.
         self.decisions = 0
 
@@ -234,6 +335,32 @@ class Store:
         self.changes[change.id] = change
         self._by_path.setdefault(change.path, {})[change.id] = change
 
+    def _pending_twin(
+        self, change: PendingChange, same_reply: Sequence[str]
+    ) -> PendingChange | None:
+        """A change still pending from another reply that is this one: the same block,
+        placed at the same lines of the same file (a reply applied twice). Remembers
+        this one for the replies to come when there is none."""
+        if change.block is None:
+            return None
+        key = (change.path, _block_text(change.block))
+        known = self._by_block.setdefault(key, [])
+        mine = set(same_reply)
+        for other_id in known:
+            other = self.changes.get(other_id)
+            if (
+                other is not None
+                and other.pending
+                and other.id not in mine
+                and other.path == change.path
+                and other.hunks == change.hunks
+                and other.block is not None
+                and _block_text(other.block) == key[1]
+            ):
+                return other
+        known[:] = [i for i in known if i in self.changes] + [change.id]
+        return None
+
     def _remove(self, change: PendingChange) -> None:
         del self.changes[change.id]
         del self._by_path[change.path][change.id]
@@ -281,17 +408,39 @@ class Store:
     def shown_in(self, path: Path) -> list[PendingChange]:
         return [c for c in self.in_file(path) if c.shown]
 
-    def touching(self, path: Path, first: int, last: int) -> list[PendingChange]:
-        """Shown changes with a hunk on lines `first`..`last` (inclusive)."""
+    def touching(
+        self, path: Path, first: int, last: int, *, failures: bool = False
+    ) -> list[PendingChange]:
+        """Shown changes with a hunk on lines `first`..`last` (inclusive); with
+        `failures`, also the failures shown there (where their diagnostic is: the
+        first lines their refusal is about, else line 1), which the user may dismiss."""
         found = []
-        for change in self.shown_in(path):
-            for hunk in change.hunks:
+        for change in self.in_file(path):
+            if change.shown:
+                hunks = change.hunks
+            elif failures and change.shown_as_failure:
+                hunks = change.hunks[:1] or [self._failure_place(change)]
+            else:
+                continue
+            for hunk in hunks:
                 top = hunk.start
                 bottom = max(hunk.end - 1, hunk.start)
                 if top <= last and first <= bottom:
                     found.append(change)
                     break
         return found
+
+    def _failure_place(self, change: PendingChange) -> Hunk:
+        """The lines a failure without hunks is shown on: the first lines its refusal
+        is about (kept inside the buffer, as its diagnostic is), else line 1."""
+        if not change.lines:
+            return Hunk(0, 1, (), ())
+        buffer = self.buffers.get(change.path)
+        count = buffer.line_count if buffer is not None else None
+        first, last = change.lines[0][0] - 1, change.lines[0][1]
+        if count is not None:
+            first, last = min(first, max(count - 1, 0)), min(last, count)
+        return Hunk(first, max(first + 1, last), (), ())
 
     def select(
         self, *, session: str | None = None, path: Path | None = None
@@ -383,6 +532,8 @@ class Store:
             )
         if change.status is not Status.PENDING:
             raise NotAccepted(f"Change {change.id} is {change.status.value}, not pending.")
+        if change.kind is ChangeKind.EDIT and not change.hunks:
+            raise NotAccepted(f"Change {change.id} has no lines to change.")
         return change
 
     def _still_pending(self, change_id: str) -> bool:
@@ -396,6 +547,40 @@ class Store:
                 change.status = Status.APPLIED
                 self.decisions += 1
                 change.seen_applied = True
+
+    def take_anyway(self, change_id: str, text: Text) -> PendingChange:
+        """A whole-file block refused as cut off (or as not the whole file), placed as
+        the whole of `text` after all, as the user chose: pending, like any change."""
+        change = self.changes.get(change_id)
+        if change is None:
+            raise KeyError(change_id)
+        if not change.can_take_anyway:
+            raise NotAccepted(
+                f"Change {change.id} is {change.status.value}; only a whole-file block refused "
+                "for what it leaves out can be accepted anyway."
+            )
+        assert isinstance(change.block, FencedEdit)
+        from lsp_edit.resolve.complete_file import resolve_complete_file
+
+        placed = resolve_complete_file(change.block.content, text)
+        if isinstance(placed, Refused):
+            raise NotAccepted(placed.message)
+        self._track(change.path, text)
+        if not isinstance(placed, Placed):  # already the file's text
+            change.status = Status.SKIPPED
+            change.code, change.message = "already_applied", placed.message
+            self.decisions += 1
+            return change
+        lines = text.lines
+        change.hunks = [
+            Hunk(e.start, e.end, tuple(lines[e.start : e.end]), e.new_lines) for e in placed.edits
+        ]
+        change.depends_on = []
+        change.status = Status.PENDING
+        change.code = change.message = change.detail = None
+        change.notes += ("Taken as the whole file, as you chose.",)
+        self.decisions += 1
+        return change
 
     # --- rejecting and restoring ---------------------------------------------------------
 
@@ -414,9 +599,11 @@ class Store:
         for change in changes:
             if change.status in (Status.APPLIED, Status.REJECTED):
                 continue
+            change.rejected_from = change.status
             change.status = Status.REJECTED
             self.decisions += 1
-            self._rejected.append(change.id)
+            if change.restorable:
+                self._rejected.append(change.id)
             rejected[change.id] = change
         affected = list(changes)
         for path in {c.path for c in rejected.values()}:
@@ -439,11 +626,20 @@ class Store:
             raise KeyError(change_id)
         if change.status is not Status.REJECTED:
             raise NotAccepted(f"Change {change.id} is {change.status.value}, not rejected.")
+        if not change.restorable:
+            raise NotAccepted(
+                f"Change {change.id} was a block that did not apply ({change.message}); a "
+                "dismissed failure cannot be restored. Ask the LLM for a new edit."
+            )
         self._rejected = [r for r in self._rejected if r != change.id]
-        change.status = Status.PENDING
+        was_stale = change.rejected_from is Status.STALE
+        change.status = Status.STALE if was_stale else Status.PENDING
+        change.rejected_from = None
         self.decisions += 1
         buffer = self.buffers.get(change.path)
-        if buffer is not None and not all(
+        if was_stale:
+            self._place_again(change, "It was restored.")
+        elif buffer is not None and not all(
             buffer.lines(h.start, h.end) == h.old for h in change.hunks
         ):
             self._place_again(change, "Its lines changed while it was rejected.")
@@ -456,49 +652,232 @@ class Store:
     def buffer_of(self, path: Path) -> TrackedBuffer | None:
         return self.buffers.get(path)
 
-    def edited(self, path: Path, start: Point, end: Point, text: str) -> bool:
-        """The editor changed the buffer between two points; returns whether any
-        tracked change moved or changed state."""
+    def edited(self, path: Path, batch: Sequence[Replacement | Text]) -> bool:
+        """The editor changed the buffer: one `didChange`, its changes in order, each
+        ranged (against the text the one before left) or a whole new text. Returns
+        whether any tracked change moved or changed state.
+
+        The batch is judged by the text it makes, not by where its changes fall: an
+        editor reports one edit in many shapes (ranged changes last first or first
+        to last, trimmed to what differs, one whole text). When the text is the
+        buffer with an accept applied (one the server sent, a code action's edit,
+        a change's lines typed as they are), those changes are applied; when it is
+        the text as it was before an accept (undo), they are pending again; every
+        other change follows that accept's own edits. Anything else is typing."""
         buffer = self.buffers.get(path)
         if buffer is None:
             return False
-        return self._follow(path, [buffer.edit(start, end, text)])
+        before = buffer.apply(batch)
+        window = before.window
+        if window is None or not self._tracks(path):
+            self._eols.pop(path, None)
+            return False
+        found = self._recognise(path, before)
+        if found is not None:
+            reading, changed = found
+            if reading.undoes is not None:
+                self._take_back(path, reading.undoes)
+            else:
+                self._take(path, before, reading, changed)
+            return True
+        moved = self._follow(path, before.splices, judge_points=True)
+        # A range that reaches the last line ends where that line ends.
+        return moved or window.new_end >= len(before.after)
 
     def replaced(self, path: Path, text: Text) -> bool:
         """The buffer's whole text is new (full sync, opened, read from disk)."""
         buffer = self.buffers.get(path)
         if buffer is None or (buffer.raw == list(text.raw_lines) and buffer.bom == text.bom):
             return False
-        return self._follow(path, buffer.replace_all(text))
+        return self.edited(path, [text])
 
-    def _follow(self, path: Path, splices: Sequence[Splice]) -> bool:
+    def _tracks(self, path: Path) -> bool:
+        return bool(self._by_path.get(path) or self._accepted.get(path))
+
+    # --- what an edit of the editor means -------------------------------------------------
+
+    def sending(self, acceptance: Acceptance) -> None:
+        """The server is about to send this accept: the edit that shows it is the
+        editor applying it, however the editor reports it."""
+        for path in acceptance.edits:
+            taken = tuple(c for c in acceptance.changes if c.path == path)
+            self._sending.setdefault(path, []).append(taken)
+
+    def sent(self, acceptance: Acceptance, *, applied: bool) -> None:
+        """The editor answered: the changes are applied (their lines may show in a
+        later `didChange`), or the accept is forgotten."""
+        for path in acceptance.edits:
+            waiting = self._sending.get(path, [])
+            taken = [c for c in acceptance.changes if c.path == path]
+            for index, sent in enumerate(waiting):
+                if len(sent) == len(taken) and all(
+                    a is b for a, b in zip(sent, taken, strict=True)
+                ):
+                    del waiting[index]
+                    break
+            if not waiting:
+                self._sending.pop(path, None)
+        if applied:
+            self.mark_applied(acceptance.changes)
+
+    def _recognise(self, path: Path, before: Before) -> tuple[_Reading, list[Region]] | None:
+        """The accept (or undo) whose text the buffer now holds, if any."""
+        # The ending the server gives new lines, read once per file (a whole text per
+        # keystroke is too much), again only when a CR comes or goes.
+        eol = self._eols.pop(path, None)
+        if before.touched_carriage_return():
+            eol = None
+        found = None
+        for reading in self._readings(path, before):
+            if reading.undoes is not None:
+                changed = reading.undoes.inverse()
+            else:
+                if eol is None:
+                    eol = before.eol()
+                changed = regions(before, eol, reading.edits, final_newline=reading.final_newline)
+            if shows(before, changed):
+                found = reading, changed
+                break
+        if eol is not None and not before.touched_carriage_return():
+            self._eols[path] = eol
+        return found
+
+    def _readings(self, path: Path, before: Before) -> Iterator[_Reading]:
+        """What the edit may be, the likeliest first: an accept the server sent, one
+        it sent that the editor said it applied, an undo of a recent accept, the
+        accept of a pending change near the edit, of every pending change in the file.
+        (An accept the editor said it applied waits for the `didChange` that shows it.)"""
+        window = before.window
+        assert window is not None
+        for sent in self._sending.get(path, []):
+            live = [c for c in sent if c.hunks and c.status in (Status.PENDING, Status.APPLIED)]
+            if live:
+                yield self._reading(path, live)
+        waiting: list[PendingChange] = []
+        near: list[PendingChange] = []
+        pending = 0
+        # Run at every keystroke, over every change of the file: kept plain.
+        low, high = window.start - 1, window.old_end + 1
+        is_pending, is_applied = Status.PENDING, Status.APPLIED
+        for change in self._by_path.get(path, {}).values():
+            hunks = change.hunks
+            if not hunks:
+                continue
+            status = change.status
+            if status is is_pending:
+                pending += 1
+            elif status is not is_applied:
+                continue
+            for hunk in hunks:
+                if hunk.start <= high and low <= hunk.end:
+                    (near if status is is_pending else waiting).append(change)
+                    break
+        if waiting:
+            yield self._reading(path, waiting)
+        for accepted in reversed(self._accepted.get(path, [])):
+            if any(window.near(spot.start, spot.end) for spot in accepted.spots):
+                yield _Reading(undoes=accepted)
+        for change in near:
+            parts = [self.changes[d] for d in change.depends_on if self._still_pending(d)]
+            yield self._reading(path, [*parts, change])
+        if len(near) > 1 and len(near) == pending:
+            taken = self.acceptance_of_all(near)
+            yield _Reading(taken.changes, taken.edits.get(path, ()), taken.final_newline.get(path))
+
+    def _reading(self, path: Path, changes: list[PendingChange]) -> _Reading:
+        taken = self._acceptance(changes)
+        return _Reading(tuple(changes), taken.edits.get(path, ()), taken.final_newline.get(path))
+
+    def _take(self, path: Path, before: Before, reading: _Reading, changed: list[Region]) -> None:
+        """The editor applied these changes: they are applied, and the others follow
+        the accept's own edits (not the editor's report of them)."""
+        accepted = Accepted(
+            spots=_spots(before, changed),
+            regions=tuple(changed),
+            changes=tuple(
+                (c, tuple(Hunk(h.start, h.end, h.old, h.new) for h in c.hunks), tuple(c.depends_on))
+                for c in reading.changes
+            ),
+        )
+        for change in reading.changes:
+            if change.pending:
+                change.status = Status.APPLIED
+                self.decisions += 1
+            change.seen_applied = True
+        ordered = sorted(reading.edits, key=lambda e: (e.start, e.end), reverse=True)
+        self._follow(path, [Splice(e.start, e.end, len(e.new_lines)) for e in ordered])
+        for change in reading.changes:
+            change.hunks = []
+        records = self._accepted.setdefault(path, [])
+        records.append(accepted)
+        del records[:-_UNDOABLE]
+
+    def _take_back(self, path: Path, accepted: Accepted) -> None:
+        """The buffer is back to its text before an accept (undo): its changes are
+        pending again where they were; the others follow."""
+        self._accepted[path].remove(accepted)
+        inverse = accepted.inverse()
+        self._follow(path, [Splice(r.start, r.end, len(r.lines)) for r in reversed(inverse)])
+        starts: list[int] = []
+        shift = 0
+        for region in inverse:
+            starts.append(region.start + shift)
+            shift += region.delta
+        restored: list[PendingChange] = []
+        for change, hunks, _ in accepted.changes:
+            if change.status is not Status.APPLIED or self.changes.get(change.id) is not change:
+                continue
+            change.hunks = [_hunk_back(h, accepted.regions, starts) for h in hunks]
+            change.status = Status.PENDING
+            self.decisions += 1
+            restored.append(change)
+        ids = {c.id for c in restored}
+        for change, _, depends_on in accepted.changes:
+            if change.id in ids:
+                change.depends_on = [d for d in depends_on if d in ids or self._still_pending(d)]
+        buffer = self.buffers[path]
+        for change in restored:
+            if not all(buffer.lines(h.start, h.end) == h.old for h in change.hunks):
+                self._place_again(change, "Its lines changed since it was accepted.")
+
+    # --- following typing ---------------------------------------------------------------------
+
+    def _follow(self, path: Path, splices: Sequence[Splice], *, judge_points: bool = False) -> bool:
+        """Moves the hunks the splices pass, and judges those whose lines they touched
+        once all are followed (against the buffer as it is now)."""
+        changes = [c for c in self._by_path.get(path, {}).values() if c.hunks]
+        records = self._accepted.get(path)
+        touched: dict[str, list[tuple[Hunk, int, int]]] = {}
+        points: list[tuple[Hunk, int]] | None = [] if judge_points else None
         moved = False
         for splice in splices:
-            moved |= self._follow_one(path, splice)
-        return moved
-
-    def _follow_one(self, path: Path, splice: Splice) -> bool:
-        touched: dict[str, list[tuple[Hunk, int, int]]] = {}
-        moved = False
-        top, bottom, delta = splice.start, splice.end, splice.delta
-        for change in self.in_file(path):
-            for hunk in change.hunks:
-                if bottom <= hunk.start:  # above it (or lines inserted right before)
-                    if delta:
-                        hunk.start += delta
-                        hunk.end += delta
-                        moved = True
-                    continue
-                if top >= hunk.end:  # below it
-                    continue
-                before = (hunk.start, hunk.end)
-                hunk.start = min(hunk.start, top)
-                hunk.end = max(hunk.end, bottom) + delta
-                touched.setdefault(change.id, []).append((hunk, *before))
-                moved = True
+            moved |= _follow_splice(changes, splice, touched, points)
+            if records:
+                records[:] = [r for r in records if r.follow(splice)]
+        if points:
+            self._judge_points(path, changes, points, touched)
         if touched:
             self._judge(path, touched)
         return moved
+
+    def _judge_points(
+        self,
+        path: Path,
+        changes: list[PendingChange],
+        points: list[tuple[Hunk, int]],
+        touched: dict[str, list[tuple[Hunk, int, int]]],
+    ) -> None:
+        """Lines inserted exactly where an insertion is pending, and that are its
+        lines: the editor applied it (they were followed as lines above it)."""
+        buffer = self.buffers[path]
+        owners = {id(h): c for c in changes for h in c.hunks}
+        for hunk, count in points:
+            change = owners.get(id(hunk))
+            if change is None or not change.pending or change.id in touched:
+                continue
+            if count == len(hunk.new) and buffer.lines(hunk.start - count, hunk.start) == hunk.new:
+                touched[change.id] = [(hunk, hunk.start, hunk.end)]
+                hunk.start -= count
 
     def _judge(self, path: Path, touched: dict[str, list[tuple[Hunk, int, int]]]) -> None:
         buffer = self.buffers[path]
@@ -599,6 +978,7 @@ class Store:
         change.depends_on = []
         if not was_rejected:
             change.status = Status.PENDING
+            change.code = change.message = None
             self.decisions += 1
             change.notes += (f"{why} It was placed again from its block.",)
 
@@ -609,6 +989,66 @@ class Store:
         self.decisions += 1
         change.code = "stale"
         change.message = why
+
+
+def _follow_splice(
+    changes: Sequence[PendingChange],
+    splice: Splice,
+    touched: dict[str, list[tuple[Hunk, int, int]]],
+    points: list[tuple[Hunk, int]] | None,
+) -> bool:
+    """Moves the hunks below a splice; a hunk whose lines it touches grows to hold
+    them and is noted (with where it was) for judging."""
+    moved = False
+    top, bottom, delta = splice.start, splice.end, splice.delta
+    at_point = points is not None and top == bottom
+    for change in changes:
+        for hunk in change.hunks:
+            start = hunk.start
+            if bottom <= start:  # above it (or lines inserted right before)
+                if at_point and hunk.end == top and change.status is Status.PENDING:
+                    assert points is not None
+                    points.append((hunk, splice.count))  # lines typed at an insertion's point
+                if delta:
+                    hunk.start = start + delta
+                    hunk.end += delta
+                    moved = True
+                continue
+            if top >= hunk.end:  # below it
+                continue
+            entries = touched.setdefault(change.id, [])
+            if all(entry[0] is not hunk for entry in entries):
+                entries.append((hunk, hunk.start, hunk.end))
+            hunk.start = min(hunk.start, top)
+            hunk.end = max(hunk.end, bottom) + delta
+            moved = True
+    return moved
+
+
+def _spots(before: Before, changed: Sequence[Region]) -> list[Spot]:
+    """Where an accept's regions are once it is applied."""
+    spots: list[Spot] = []
+    shift = 0
+    for region in changed:
+        start = region.start + shift
+        original = tuple(before.lines(region.start, region.end))
+        spots.append(Spot(start, start + len(region.lines), original))
+        shift += region.delta
+    return spots
+
+
+def _hunk_back(hunk: Hunk, accepted: Sequence[Region], starts: Sequence[int]) -> Hunk:
+    """A hunk as it was before its accept, where it is once the accept is undone:
+    shifted as the region of the accept it lies in (`starts`: where each region
+    begins after the undo)."""
+    shift = starts[0] - accepted[0].start if accepted else 0
+    for region, start in zip(accepted, starts, strict=True):
+        if region.start < hunk.end and hunk.start < region.end:
+            shift = start - region.start
+            break
+        if region.start <= hunk.end and hunk.start <= region.end:
+            shift = start - region.start
+    return Hunk(hunk.start + shift, hunk.end + shift, hunk.old, hunk.new)
 
 
 class _Ids:
@@ -658,12 +1098,14 @@ class Reply:
         self._begin()
 
     def _begin(self) -> None:
+        # In the editor the user decides: a block after one that failed is shown too.
         self._planner = Planner(
             self.files,
             self.session.mode,
             default_target=self.session.default_target,
             ids=self._ids,
             symbols=self._symbols,
+            skip_after_failure=False,
         )
         self._composers: dict[str, Composer] = {}
         self._marks: dict[Path, object] = {}
@@ -725,10 +1167,11 @@ class Reply:
             self.change_ids.remove(change_id)
         if change is None or change.status in (Status.APPLIED, Status.REJECTED):
             return None
-        was_pending = change.pending
+        # Everything it caused goes with it: a failure's note on the blocks after it.
+        again = change.pending or change.status is Status.FAILED
         self.store._remove(change)
         self.store.decisions += 1
-        if was_pending:
+        if again:
             self._place_all_again()
         return change
 
@@ -756,6 +1199,8 @@ class Reply:
             change = self.store.changes.get(change_id)
             if change is None or change.block is None:
                 continue
+            if change.status is Status.FAILED and change_id != also and change.display:
+                self._planner.failed_before(change.display)
             if not (change.pending or change_id == also):
                 continue
             self._ids.queued.append(change_id)
@@ -792,6 +1237,13 @@ class Reply:
         self.store._add(pending)
         if change.status is Status.APPLIED:
             self._place(pending, change)
+            same = self.store._pending_twin(pending, self.change_ids)
+            if same is not None:
+                pending.status = Status.SKIPPED
+                pending.code = "already_pending"
+                pending.message = f"The same change is already pending review (change {same.id})."
+                pending.hunks = []
+                pending.depends_on = []
         return pending
 
     def _place(self, pending: PendingChange, change: Change) -> None:
@@ -850,6 +1302,11 @@ class Reply:
                 return found
         default = self.session.default_target
         return Path(default) if default else NOWHERE
+
+
+def _block_text(block: EditBlock | ParseProblem) -> object:
+    """A block as text, wherever it sits in its reply."""
+    return replace(block, span=ReplySpan(0, 0))
 
 
 def _take_outcome(

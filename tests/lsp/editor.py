@@ -8,6 +8,8 @@ its own, so the server's conversions are checked, not reused.
 
 from __future__ import annotations
 
+import asyncio
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +67,16 @@ class Editor:
     error_next_edits: int = 0  # answer the next applyEdit(s) with an error, as eglot 1.9 does
     applied_edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
     registrations: list[types.Registration] = field(default_factory=list)
+    # How the editor reports an edit it applies: "last-first" (each change against
+    # the text before the edit, the last first, as VS Code does), "first-to-last"
+    # (each against the text the one before left) or "whole" (one full text, as a
+    # client with full sync does).
+    reports: str = "last-first"
+    # Answer `workspace/applyEdit` first and send its didChange a moment later, as
+    # Neovim does (its didChange waits for a debounce).
+    debounce: float = 0.0
+    undo_stack: dict[str, list[str]] = field(default_factory=dict)
+    _delayed: list[asyncio.TimerHandle] = field(default_factory=list)
 
     def uri(self, relative: str) -> str:
         return (self.root / relative).as_uri()
@@ -134,34 +146,128 @@ class Editor:
         self._apply(document, [types.TextEdit(range=where, new_text=text)])
 
     def _apply(self, document: Document, edits: list[types.TextEdit]) -> None:
-        """Applies edits given against the same text, last first, and reports each
-        as an incremental change, as VS Code does."""
-        changes = []
-        ordered = sorted(
-            edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
-        )
-        for edit in ordered:
-            start = offset_of(document.text, edit.range.start, self.encoding)
-            end = offset_of(document.text, edit.range.end, self.encoding)
-            changes.append(
-                types.TextDocumentContentChangePartial(
-                    range=types.Range(
-                        start=position_of(document.text, start, self.encoding),
-                        end=position_of(document.text, end, self.encoding),
-                    ),
-                    text=edit.new_text,
-                )
+        """Applies edits given against the same text and reports them at once, in
+        the shape `reports` says."""
+        self.client.text_document_did_change(self._change(document, edits))
+
+    def _change(
+        self, document: Document, edits: list[types.TextEdit], reports: str | None = None
+    ) -> types.DidChangeTextDocumentParams:
+        """Applies edits given against the same text (one undo step); returns the
+        didChange that reports them."""
+        reports = reports or self.reports
+        self.undo_stack.setdefault(document.uri, []).append(document.text)
+        before = document.text
+        spans = sorted(
+            (
+                offset_of(before, edit.range.start, self.encoding),
+                offset_of(before, edit.range.end, self.encoding),
+                edit.new_text,
             )
-            document.text = document.text[:start] + edit.new_text + document.text[end:]
+            for edit in edits
+        )
+        changes: list[types.TextDocumentContentChangeEvent] = []
+        if reports == "first-to-last":
+            shift = 0
+            for start, end, text in spans:
+                start, end = start + shift, end + shift
+                changes.append(self._ranged(document.text, start, end, text))
+                document.text = document.text[:start] + text + document.text[end:]
+                shift += len(text) - (end - start)
+        else:
+            for start, end, text in reversed(spans):
+                changes.append(self._ranged(document.text, start, end, text))
+                document.text = document.text[:start] + text + document.text[end:]
+        if reports == "whole":
+            changes = [types.TextDocumentContentChangeWholeDocument(text=document.text)]
+        elif reports == "characters":
+            matcher = difflib.SequenceMatcher(None, before, document.text, autojunk=False)
+            changes = [
+                self._ranged(before, i1, i2, document.text[j1:j2])
+                for tag, i1, i2, j1, j2 in reversed(matcher.get_opcodes())
+                if tag != "equal"
+            ]
+        document.version += 1
+        return types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(
+                uri=document.uri, version=document.version
+            ),
+            content_changes=changes,
+        )
+
+    def _ranged(
+        self, text: str, start: int, end: int, new_text: str
+    ) -> types.TextDocumentContentChangePartial:
+        return types.TextDocumentContentChangePartial(
+            range=types.Range(
+                start=position_of(text, start, self.encoding),
+                end=position_of(text, end, self.encoding),
+            ),
+            text=new_text,
+        )
+
+    def undo(self, relative: str) -> None:
+        """The editor's undo: the text before the last edit comes back, reported as
+        the one ranged change that differs."""
+        document = self.documents[self.uri(relative)]
+        previous = self.undo_stack[document.uri].pop()
+        now = document.text
+        head = 0
+        while head < min(len(now), len(previous)) and now[head] == previous[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(now), len(previous)) - head and now[-1 - tail] == previous[-1 - tail]:
+            tail += 1
+        document.text = previous
         document.version += 1
         self.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(
                     uri=document.uri, version=document.version
                 ),
-                content_changes=changes,
+                content_changes=[
+                    self._ranged(now, head, len(now) - tail, previous[head : len(previous) - tail])
+                ],
             )
         )
+
+    async def apply_code_action(
+        self, action: types.CodeAction, *, command_first: bool = False
+    ) -> Any:
+        """Applies a code action as an editor does: its edit, then its command. With
+        `command_first`, the command reaches the server before the didChange that
+        reports the edit (Neovim: its didChange waits for a debounce)."""
+        assert action.edit is not None and action.command is not None
+        changed: list[types.DidChangeTextDocumentParams] = []
+        for uri, text_edits in self._text_edits(action.edit):
+            changed.append(self._change(self.documents[uri], text_edits))
+        command = action.command
+        if command_first:
+            running = asyncio.ensure_future(
+                self.command(command.command, (command.arguments or [None])[0])
+            )
+            await asyncio.sleep(0.2)
+            for params in changed:
+                self.client.text_document_did_change(params)
+            return await running
+        for params in changed:
+            self.client.text_document_did_change(params)
+        return await self.command(command.command, (command.arguments or [None])[0])
+
+    def _text_edits(self, edit: types.WorkspaceEdit) -> list[tuple[str, list[types.TextEdit]]]:
+        out: list[tuple[str, list[types.TextEdit]]] = []
+        for operation in edit.document_changes or []:
+            if isinstance(operation, types.TextDocumentEdit):
+                text_edits = [e for e in operation.edits if isinstance(e, types.TextEdit)]
+                out.append((operation.text_document.uri, text_edits))
+        for uri, plain in (edit.changes or {}).items():
+            out.append((uri, list(plain)))
+        return out
+
+    async def debounced(self) -> None:
+        """Waits for the didChanges held back by `debounce`, then for the server."""
+        await asyncio.sleep(self.debounce + 0.05)
+        await self.settle()
 
     def apply_workspace_edit(
         self, params: types.ApplyWorkspaceEditParams
@@ -213,7 +319,15 @@ class Editor:
                 uri = operation.text_document.uri
                 if uri not in self.documents:
                     self._open_in_background(uri)
-                self._apply(self.documents[uri], list(operation.edits))
+                changed = self._change(self.documents[uri], list(operation.edits))
+                if self.debounce:
+                    self._delayed.append(
+                        asyncio.get_running_loop().call_later(
+                            self.debounce, self.client.text_document_did_change, changed
+                        )
+                    )
+                else:
+                    self.client.text_document_did_change(changed)
         return types.ApplyWorkspaceEditResult(applied=True)
 
     def _open_in_background(self, uri: str) -> None:
