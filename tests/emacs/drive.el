@@ -237,6 +237,23 @@ other rejected: what the overlays show at each step."
       (drive-note 'rejected (drive-inline-view))
       (drive-note 'buffer (buffer-substring-no-properties (point-min) (point-max))))))
 
+(defun drive-inline-typing-inside ()
+  "Text typed in a change's old lines: what shows at once, and after the server's
+answer."
+  (let ((file (drive-open-with-eglot (drive-given 'file))))
+    (drive-propose file)
+    (with-current-buffer file
+      (drive-inline-wait 2 2)
+      (goto-char (point-min))
+      (search-forward (drive-given 'first))
+      (end-of-line)
+      (insert (drive-given 'typed))
+      (drive-note 'at_once (drive-inline-view))
+      ;; What eglot's idle timer does (batch Emacs runs none): send the typing.
+      (eglot--signal-textDocument/didChange)
+      (drive-inline-wait 1 1)
+      (drive-note 'answered (drive-inline-view)))))
+
 (defun drive-inline-edges ()
   "Insertions before the first line and after the last, and a deletion."
   (let ((file (drive-open-with-eglot (drive-given 'file))))
@@ -304,6 +321,7 @@ the overlays drawn before are the same overlays after."
       ("list" (drive-list))
       ("inline" (drive-inline))
       ("inline_edges" (drive-inline-edges))
+      ("inline_typing_inside" (drive-inline-typing-inside))
       ("inline_modes" (drive-inline-modes))
       ("inline_stream" (drive-inline-stream))
       (_ (drive-review)))

@@ -53,6 +53,23 @@ def test_the_new_lines_of_every_change_show_under_its_old_lines_and_follow_the_r
     assert seen["buffer"] == "# typed during the review\n" + changed(CART, ADD)
 
 
+def test_typing_in_the_old_lines_of_a_change_hides_its_new_lines_until_the_server_answers(
+    emacs: str, tmp_path: Path
+) -> None:
+    seen = drive(
+        emacs,
+        tmp_path,
+        scenario="inline_typing_inside",
+        file="shop/cart.py",
+        reply=search_replace(*ADD) + "\n" + search_replace(*TOTAL),
+        first="self.items.append(item)",
+        typed="  # edited",
+    )
+    assert shown(seen["at_once"]) == [(6, 7, None), (9, 10, NEW_TOTAL)]
+    # The server no longer finds the change's old lines (it is stale): its overlay goes.
+    assert shown(seen["answered"]) == [(9, 10, NEW_TOTAL)]
+
+
 def test_insertions_before_the_first_line_and_after_the_last_and_a_deletion(
     emacs: str, tmp_path: Path
 ) -> None:
