@@ -255,11 +255,11 @@ answer."
       (drive-note 'answered (drive-inline-view)))))
 
 (defun drive-inline-edges ()
-  "Insertions before the first line and after the last, and a deletion."
+  "A reply proposed: the overlays once they are all there."
   (let ((file (drive-open-with-eglot (drive-given 'file))))
     (drive-propose file)
     (with-current-buffer file
-      (drive-inline-wait 2 3)
+      (drive-inline-wait (drive-given 'shown) (drive-given 'overlays))
       (drive-note 'proposed (drive-inline-view)))))
 
 (defun drive-inline-modes ()

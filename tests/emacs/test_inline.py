@@ -78,13 +78,36 @@ def test_insertions_before_the_first_line_and_after_the_last_and_a_deletion(
     footer = (last, last + "\n    def clear(self):\n        self.items = []\n")
     comment = ("    # 🛒 prices in cents\n", "")
     reply = "\n".join(search_replace(*change) for change in (header, comment, footer))
-    seen = drive(emacs, tmp_path, scenario="inline_edges", file="shop/cart.py", reply=reply)
+    seen = drive(
+        emacs,
+        tmp_path,
+        scenario="inline_edges",
+        file="shop/cart.py",
+        reply=reply,
+        shown=2,
+        overlays=3,
+    )
     assert shown(seen["proposed"]) == [
         (0, 0, ["import os", "", ""]),
         (1, 2, None),
         (10, 10, ["", "    def clear(self):", "        self.items = []"]),
     ]
     assert [o["old_face"] for o in seen["proposed"]] == [None, "lsp-edit-inline-removed", None]
+
+
+def test_a_change_of_several_parts_shows_each_part_at_its_place(emacs: str, tmp_path: Path) -> None:
+    old = "    def add(self, item):\n" + ADD[0] + "\n    def total(self):\n" + TOTAL[0]
+    new = "    def add(self, item):\n" + ADD[1] + "\n    def total(self):\n\t" + TOTAL[1].lstrip()
+    seen = drive(
+        emacs,
+        tmp_path,
+        scenario="inline_edges",
+        file="shop/cart.py",
+        reply=search_replace(old, new),
+        shown=2,
+        overlays=2,
+    )
+    assert shown(seen["proposed"]) == [(6, 7, NEW_ADD), (9, 10, ["\t" + TOTAL[1].strip()])]
 
 
 def test_a_streamed_reply_document_adds_its_changes_without_redrawing_the_others(

@@ -111,6 +111,29 @@ def test_insertions_before_the_first_line_and_after_the_last_and_a_deletion(
     assert screen[13:16] == ["", "    def clear(self):", "        self.items = []"]
 
 
+def test_a_change_of_several_parts_shows_each_part_at_its_place_with_tabs_as_spaces(
+    nvim: str, project: Path
+) -> None:
+    old = "    def add(self, item):\n" + ADD[0] + "\n    def total(self):\n" + TOTAL[0]
+    new = "    def add(self, item):\n" + ADD[1] + "\n    def total(self):\n\t" + TOTAL[1].lstrip()
+    seen = drive(
+        nvim,
+        project,
+        "inline_edges",
+        reply=search_replace(old, new),
+        pending=2,  # diagnostics: one per hunk
+        added=2,
+        removed=2,
+        rows=20,
+    )
+    # One change, two hunks; the tab is drawn as spaces to the next tab stop (8).
+    assert added(seen["proposed"]) == [
+        (6, False, ADD[1].splitlines()),
+        (9, False, ["        " + TOTAL[1].strip()]),
+    ]
+    assert removed(seen["proposed"]) == [(6, 7), (9, 10)]
+
+
 def test_a_streamed_reply_document_adds_its_changes_without_redrawing_the_others(
     nvim: str, project: Path
 ) -> None:
