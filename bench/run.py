@@ -605,6 +605,15 @@ def mcp_section(quick: bool) -> list[str]:
     return section(quick)
 
 
+def inline_section(quick: bool) -> list[str]:
+    """The inline view in Neovim with many pending changes (bench/nvim_inline.py)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bench.nvim_inline import section
+
+    return section(quick)
+
+
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--quick", action="store_true", help="small sizes, print only")
@@ -699,6 +708,7 @@ def main() -> int:
         "",
         *server_section(args.quick),
         *mcp_section(args.quick),
+        *inline_section(args.quick),
         *missed_targets(measured, missed),
     ]
     page = "\n".join(sections)

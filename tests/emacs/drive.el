@@ -145,11 +145,185 @@ the echo area and the *lsp-edit* buffer show once Emacs's own M-x hint has run."
                                                   (cadr entry))))
                                (entries)))))))))
 
+;;;; The inline view (editors/emacs/lsp-edit-inline.el)
+
+(defvar drive-asked 0 "How many times the buffers asked the server for their changes.")
+
+(advice-add 'jsonrpc-async-request :before
+            (lambda (_server method params &rest _)
+              (when (and (eq method :workspace/executeCommand)
+                         (equal (plist-get params :command) "lspEdit.list"))
+                (setq drive-asked (1+ drive-asked)))))
+
+(defun drive-overlays ()
+  "The inline view's overlays in this buffer, in order."
+  (sort (seq-filter (lambda (overlay) (overlay-get overlay 'lsp-edit-inline))
+                    (overlays-in (point-min) (point-max)))
+        (lambda (a b) (< (overlay-start a) (overlay-start b)))))
+
+(defun drive-line (position)
+  (1- (line-number-at-pos position)))
+
+(defun drive-inline-view ()
+  "What the view shows: for each overlay, the lines it covers (0-based, the last
+excluded), its new lines when shown (the after-string) and the faces."
+  (vconcat
+   (mapcar (lambda (overlay)
+             (let ((after (overlay-get overlay 'after-string))
+                   (face (overlay-get overlay 'face)))
+               (list (cons 'first (drive-line (overlay-start overlay)))
+                     (cons 'last (drive-line (overlay-end overlay)))
+                     (cons 'new (and after (vconcat (split-string (string-remove-suffix "\n" after) "\n"))))
+                     (cons 'new_face (and after (format "%s" (get-text-property (1- (length after)) 'face after))))
+                     (cons 'old_face (and face (format "%s" face))))))
+           (drive-overlays))))
+
+(defun drive-shown ()
+  (seq-count (lambda (overlay) (overlay-get overlay 'after-string)) (drive-overlays)))
+
+(defun drive-inline-wait (shown overlays)
+  (drive-wait (format "%d changes shown inline" shown)
+              (lambda () (and (= shown (drive-shown)) (= overlays (length (drive-overlays)))))))
+
+(defun drive-answered ()
+  "Waits until the view has asked for the changes again and drawn the answer."
+  (let ((asked drive-asked))
+    (drive-wait "the view to ask again"
+                (lambda () (and (> drive-asked asked) (null lsp-edit-inline--asking)
+                                (null lsp-edit-inline--timer))))))
+
+(defun drive-open-with-eglot (path)
+  (let ((buffer (find-file path)))
+    (with-current-buffer buffer
+      (call-interactively #'eglot)
+      (drive-wait "the server" #'eglot-current-server))
+    buffer))
+
+(defun drive-propose (file)
+  (with-current-buffer (get-buffer-create "*reply*")
+    (insert (drive-given 'reply))
+    (lsp-edit-apply (point-min) (point-max) file)))
+
+(defun drive-inline ()
+  "A reply proposed; a line typed above its changes; one change accepted, the
+other rejected: what the overlays show at each step."
+  (let ((file (drive-open-with-eglot (drive-given 'file))))
+    (drive-propose file)
+    (with-current-buffer file
+      (drive-inline-wait 2 2)
+      (drive-note 'proposed (drive-inline-view))
+      (let ((before (drive-overlays)))
+        (goto-char (point-min))
+        (insert (drive-given 'typed) "\n")
+        (drive-note 'typed_at_once (drive-inline-view))
+        ;; Eglot sends the typing once Emacs is idle (0.5 s), and batch Emacs runs no
+        ;; idle timer: send it as that timer would.
+        (eglot--signal-textDocument/didChange)
+        (drive-answered)
+        (drive-note 'typed_answered (drive-inline-view))
+        (drive-note 'same_overlays (and (cl-every #'eq before (drive-overlays)) t)))
+      (goto-char (point-min))
+      (search-forward (drive-given 'first))
+      (drive-choose (lambda (_collection default) default))
+      (drive-note 'accepted_at_once (drive-shown))
+      (drive-inline-wait 1 1)
+      (drive-note 'accepted (drive-inline-view))
+      (goto-char (point-min))
+      (search-forward (drive-given 'second))
+      (drive-choose (lambda (collection _default)
+                      (car (seq-find (lambda (item) (string-prefix-p "Reject change" (car item)))
+                                     collection))))
+      (drive-inline-wait 0 0)
+      (drive-note 'rejected (drive-inline-view))
+      (drive-note 'buffer (buffer-substring-no-properties (point-min) (point-max))))))
+
+(defun drive-inline-typing-inside ()
+  "Text typed in a change's old lines: what shows at once, and after the server's
+answer."
+  (let ((file (drive-open-with-eglot (drive-given 'file))))
+    (drive-propose file)
+    (with-current-buffer file
+      (drive-inline-wait 2 2)
+      (goto-char (point-min))
+      (search-forward (drive-given 'first))
+      (end-of-line)
+      (insert (drive-given 'typed))
+      (drive-note 'at_once (drive-inline-view))
+      ;; What eglot's idle timer does (batch Emacs runs none): send the typing.
+      (eglot--signal-textDocument/didChange)
+      (drive-inline-wait 1 1)
+      (drive-note 'answered (drive-inline-view)))))
+
+(defun drive-inline-edges ()
+  "A reply proposed: the overlays once they are all there."
+  (let ((file (drive-open-with-eglot (drive-given 'file))))
+    (drive-propose file)
+    (with-current-buffer file
+      (drive-inline-wait (drive-given 'shown) (drive-given 'overlays))
+      (drive-note 'proposed (drive-inline-view)))))
+
+(defun drive-inline-modes ()
+  "Only the change on the cursor's line, then all, then the view off."
+  (let ((file (drive-open-with-eglot (drive-given 'file))))
+    (drive-propose file)
+    (with-current-buffer file
+      (drive-inline-wait 2 2)
+      (switch-to-buffer file)
+      (lsp-edit-inline-set-show 'cursor)
+      (goto-char (point-min))
+      (run-hooks 'post-command-hook)
+      (drive-note 'cursor_elsewhere (drive-inline-view))
+      (search-forward (drive-given 'first))
+      (run-hooks 'post-command-hook)
+      (drive-note 'cursor_on_first (drive-inline-view))
+      (goto-char (point-min))
+      (search-forward (drive-given 'second))
+      (run-hooks 'post-command-hook)
+      (drive-note 'cursor_on_second (drive-inline-view))
+      (lsp-edit-inline-set-show 'all)
+      (drive-note 'all (drive-inline-view))
+      (lsp-edit-inline-mode -1)
+      (drive-note 'off (drive-inline-view)))))
+
+(defun drive-inline-stream ()
+  "A reply document streamed in line by line: the file's overlays after each part;
+the overlays drawn before are the same overlays after."
+  (let* ((file (drive-open-with-eglot (drive-given 'file)))
+         ;; Eglot manages the reply with the file's server by itself (its mode is in the
+         ;; same entry of eglot-server-programs).
+         (answer (find-file (drive-given 'answer)))
+         (views nil)
+         (first-overlays nil))
+    (with-current-buffer answer
+      (drive-wait "eglot to manage the reply" #'eglot-managed-p))
+    (seq-doseq (part (drive-given 'parts))
+      (dolist (line (split-string (string-remove-suffix "\n" part) "\n"))
+        (with-current-buffer answer
+          (goto-char (point-max))
+          (insert line "\n")
+          ;; What eglot's idle timer does (batch Emacs runs none): send the typing.
+          (eglot--signal-textDocument/didChange))
+        (accept-process-output nil 0.01))
+      (with-current-buffer file
+        (let ((count (1+ (length views))))
+          (drive-inline-wait count count))
+        (push (drive-inline-view) views)
+        (unless first-overlays
+          (setq first-overlays (drive-overlays)))))
+    (with-current-buffer file
+      (drive-note 'views (vconcat (reverse views)))
+      (drive-note 'same_first (and (eq (car first-overlays) (car (drive-overlays))) t)))))
+
 (condition-case failure
     (pcase (drive-given 'scenario)
       ("accept_one" (drive-accept-one))
       ("summary" (drive-summary))
       ("list" (drive-list))
+      ("inline" (drive-inline))
+      ("inline_edges" (drive-inline-edges))
+      ("inline_typing_inside" (drive-inline-typing-inside))
+      ("inline_modes" (drive-inline-modes))
+      ("inline_stream" (drive-inline-stream))
       (_ (drive-review)))
   (error (drive-note 'error (format "%S" failure))))
 (drive-note 'menus (vconcat (mapcar #'vconcat (reverse drive-menus))))

@@ -68,7 +68,8 @@ def drive(emacs: str, tmp_path: Path, original: str = CART, **given: Any) -> dic
     # -q skips the init file but keeps Debian's site start, which puts eglot on the
     # load path; package-initialize does it where eglot came from ELPA.
     command = ["timeout", "60", emacs, "--batch", "-q", "--eval", "(package-initialize)"]
-    command += ["-l", str(DRIVER)]
+    # The folder users put on their load-path for lsp-edit-inline.el.
+    command += ["-L", str(REPO / "editors" / "emacs"), "-l", str(DRIVER)]
     finished = subprocess.run(
         command, cwd=project, env=environment, capture_output=True, text=True, timeout=90
     )

@@ -23,7 +23,7 @@ local server = { env.LSP_EDIT_SERVER, 'serve' }
 if env.LSP_EDIT_RECORD then
   server = { env.LSP_EDIT_PYTHON, env.LSP_EDIT_REPO .. '/tests/nvim/recorder.py', env.LSP_EDIT_RECORD, unpack(server) }
 end
-local lsp_edit = require('lsp_edit').setup({ cmd = server })
+local lsp_edit = require('lsp_edit').setup({ cmd = server, inline = input.inline })
 
 local function wait_for(what, condition)
   if not vim.wait(WAIT, condition, 20) then
@@ -575,6 +575,168 @@ function scenarios.agent()
   wait_pending(cart, 0)
   out.buffer = lines(cart)
   save(cart, input.file)
+end
+
+-- ---------------------------------------------------------------------------
+-- The inline view (lsp_edit/inline.lua)
+
+local INLINE = api.nvim_create_namespace('lsp_edit_inline')
+
+-- What the inline view drew in a buffer: the new lines (virtual lines, at the row they
+-- hang from and whether above it) and the old lines highlighted (first row, end row).
+local function inline_view(bufnr)
+  local added, removed = {}, {}
+  for _, mark in ipairs(api.nvim_buf_get_extmarks(bufnr, INLINE, 0, -1, { details = true })) do
+    local details = mark[4]
+    if details.virt_lines then
+      local texts, groups = {}, {}
+      for _, chunks in ipairs(details.virt_lines) do
+        local text = {}
+        for _, chunk in ipairs(chunks) do
+          table.insert(text, chunk[1])
+          groups[chunk[2]] = true
+        end
+        table.insert(texts, (table.concat(text):gsub('%s+$', '')))
+      end
+      table.insert(added, {
+        id = mark[1],
+        row = mark[2],
+        above = details.virt_lines_above == true,
+        lines = texts,
+        groups = vim.tbl_keys(groups),
+      })
+    else
+      table.insert(removed, { id = mark[1], row = mark[2], end_row = details.end_row, group = details.hl_group })
+    end
+  end
+  table.sort(added, function(a, b)
+    return a.row < b.row
+  end)
+  table.sort(removed, function(a, b)
+    return a.row < b.row
+  end)
+  return { added = added, removed = removed }
+end
+
+local function wait_inline(bufnr, added, removed)
+  wait_for(string.format('the inline view to show %d new and %d old', added, removed), function()
+    local view = inline_view(bufnr)
+    return #view.added == added and #view.removed == removed
+  end)
+  return inline_view(bufnr)
+end
+
+-- The text rows of the screen, from the top, without the sign column and trailing space.
+local function screen(rows)
+  vim.cmd('redraw')
+  local found = {}
+  local offset = vim.fn.getwininfo(api.nvim_get_current_win())[1].textoff or 0
+  for row = 1, rows do
+    local text = {}
+    for column = offset + 1, vim.o.columns do
+      table.insert(text, vim.fn.screenstring(row, column))
+    end
+    table.insert(found, (table.concat(text):gsub('%s+$', '')))
+  end
+  return found
+end
+
+-- Waits until the server has published where the changes are after typing, and the
+-- view has had time to ask for them and draw the answer.
+local function settle(bufnr, first_line)
+  wait_for('the server to move the changes', function()
+    local shown = ours(bufnr)
+    return #shown > 0 and shown[1].line == first_line
+  end)
+  vim.wait(500)
+end
+
+-- A reply proposed; a line typed above its changes; one accepted, one rejected: what
+-- the inline view draws at each step, and what the screen shows.
+function scenarios.inline()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, input.pending)
+  out.proposed = wait_inline(cart, input.added, input.removed)
+  api.nvim_win_set_cursor(0, { 1, 0 })
+  out.screen = screen(input.rows)
+  api.nvim_buf_set_lines(cart, 0, 0, false, { input.typed })
+  out.typed_at_once = inline_view(cart)
+  settle(cart, input.moved_to)
+  out.typed_answered = inline_view(cart)
+  goto_line(cart, input.first_line)
+  lsp_edit.accept_here()
+  out.accepted_at_once = inline_view(cart)
+  wait_pending(cart, input.pending - 1)
+  vim.wait(300)
+  out.accepted = inline_view(cart)
+  goto_line(cart, input.second_line)
+  vim.cmd('LspEditReject')
+  out.rejected_at_once = inline_view(cart)
+  wait_pending(cart, input.pending - 2)
+  vim.wait(300)
+  out.rejected = inline_view(cart)
+  out.buffer = lines(cart)
+end
+
+-- Insertions before the first line and past the last one, and a deletion: where the
+-- new lines hang, and that the window scrolls to show those above line 1.
+function scenarios.inline_edges()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, input.pending)
+  out.proposed = wait_inline(cart, input.added, input.removed)
+  out.screen = screen(input.rows)
+  out.topfill = vim.fn.winsaveview().topfill
+end
+
+-- A reply document streamed in line by line beside the file: the view of the file
+-- after each part of the reply. The marks of a change drawn before keep their ids:
+-- they are updated in place, never deleted and drawn again.
+function scenarios.inline_stream()
+  local cart = open(input.file)
+  local answer = open(input.answer)
+  vim.cmd('vsplit')
+  api.nvim_win_set_buf(0, cart)
+  out.views = {}
+  for index, part in ipairs(input.parts) do
+    local split = vim.split(part, '\n', { plain = true })
+    table.remove(split)
+    for _, line in ipairs(split) do
+      local count = api.nvim_buf_line_count(answer)
+      local empty = count == 1 and api.nvim_buf_get_lines(answer, 0, 1, false)[1] == ''
+      api.nvim_buf_set_lines(answer, empty and 0 or count, -1, false, { line })
+      vim.wait(10)
+    end
+    table.insert(out.views, wait_inline(cart, input.shown[index], input.shown[index]))
+  end
+end
+
+-- The settings: off at setup, then the change on the cursor's line only, then all,
+-- then off again.
+function scenarios.inline_modes()
+  local cart = open(input.file)
+  vim.fn.setreg('a', input.reply)
+  vim.cmd('LspEditApply a')
+  wait_pending(cart, 2)
+  vim.wait(300)
+  out.off = inline_view(cart)
+  lsp_edit.inline('cursor')
+  goto_line(cart, input.first_line)
+  vim.cmd('doautocmd CursorMoved')
+  out.cursor_on_first = wait_inline(cart, 1, 1)
+  goto_line(cart, input.second_line)
+  vim.cmd('doautocmd CursorMoved')
+  out.cursor_on_second = wait_inline(cart, 1, 1)
+  api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.cmd('doautocmd CursorMoved')
+  out.cursor_elsewhere = inline_view(cart)
+  lsp_edit.inline('all')
+  out.all = wait_inline(cart, 2, 2)
+  lsp_edit.inline(false)
+  out.off_again = inline_view(cart)
 end
 
 local ok, err = xpcall(function()

@@ -1,5 +1,6 @@
-"""docs/neovim.md stays true of editors/neovim/lua/lsp_edit.lua: it holds the file's
-current text, and it lists every command and every default key the file defines."""
+"""docs/neovim.md stays true of editors/neovim/lua/lsp_edit.lua and lsp_edit/inline.lua:
+it holds the files' current text, and it lists every command and every default key
+lsp_edit.lua defines."""
 
 from __future__ import annotations
 
@@ -24,6 +25,20 @@ def test_the_neovim_page_embeds_the_configuration_file_as_it_is() -> None:
     assert embedded() == CONFIG.read_text(), (
         "docs/neovim.md is out of date: copy editors/neovim/lua/lsp_edit.lua between "
         "its `lsp_edit.lua begins/ends` markers"
+    )
+
+
+def test_the_neovim_page_embeds_the_inline_view_as_it_is() -> None:
+    inline = CONFIG.parent / "lsp_edit" / "inline.lua"
+    found = re.search(
+        r"<!-- lsp_edit/inline.lua begins -->\n```lua\n(.*?)```\n<!-- lsp_edit/inline.lua ends -->",
+        DOC.read_text(),
+        re.S,
+    )
+    assert found, "docs/neovim.md lost the markers around the embedded lsp_edit/inline.lua"
+    assert found.group(1) == inline.read_text(), (
+        "docs/neovim.md is out of date: copy editors/neovim/lua/lsp_edit/inline.lua between "
+        "its `lsp_edit/inline.lua begins/ends` markers"
     )
 
 

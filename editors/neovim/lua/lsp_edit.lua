@@ -1,13 +1,14 @@
 -- lsp-edit for Neovim 0.7 and later: review the edit blocks of an LLM reply as
 -- pending changes, and accept or reject each one.
 --
--- Copy this file to ~/.config/nvim/lua/lsp_edit.lua (or add the folder above it,
--- editors/neovim, to 'runtimepath') and call, in init.lua:
+-- Copy this file to ~/.config/nvim/lua/lsp_edit.lua and lsp_edit/inline.lua (the
+-- inline view) to ~/.config/nvim/lua/lsp_edit/inline.lua, or add the folder above
+-- them, editors/neovim, to 'runtimepath'; then call, in init.lua:
 --
 --   require('lsp_edit').setup()
 --
 -- docs/neovim.md in the lsp-edit repository describes the options, the commands
--- and the keys. The file needs nothing but Neovim and `lsp-edit serve`.
+-- and the keys. The files need nothing but Neovim and `lsp-edit serve`.
 
 local M = {}
 
@@ -35,6 +36,10 @@ local defaults = {
   },
   -- Show the server's "Accept | Reject" code lenses in buffers with pending changes.
   code_lens = true,
+  -- The inline view (lsp_edit/inline.lua): 'all' draws each pending change's new lines
+  -- under the lines they replace, 'cursor' only the change on the cursor's line, false
+  -- none.
+  inline = 'all',
   -- How long a command waits for the server, in milliseconds.
   timeout_ms = 10000,
   -- Passed to the client as they are (debounce_text_changes, ...).
@@ -49,6 +54,7 @@ local recent = {} -- source buffers, the one focused last at the end
 local mapped = {} -- bufnr -> the keys mapped there
 local proposed_from = {} -- bufnr -> { session, first }: a reply proposed from its lines
 local diagnostic_lines = {} -- URI -> { [change id] = the 0-based line of its diagnostic }
+local inline = nil -- lsp_edit/inline.lua, once setup() has loaded it
 
 -- A line shows at most this many of lsp-edit's problems (the last says how many more).
 local PROBLEMS_PER_LINE = 3
@@ -213,17 +219,28 @@ end
 -- lsp-edit's diagnostics: where each change's is noted (for :LspEditList and for the
 -- key that dismisses a failure), then shown as Neovim shows any.
 local function on_diagnostics(err, result, ctx, handler_config)
+  local pending = false
   if result and result.uri and result.diagnostics then
     local lines = {}
     for _, diagnostic in ipairs(result.diagnostics) do
       if type(diagnostic.data) == 'table' and diagnostic.data.id then
         lines[diagnostic.data.id] = diagnostic.range.start.line
       end
+      pending = pending or diagnostic.code == 'pending-change'
     end
     diagnostic_lines[result.uri] = lines
     result.diagnostics = fewer_problems(result.diagnostics)
   end
-  return vim.lsp.handlers['textDocument/publishDiagnostics'](err, result, ctx, handler_config)
+  local shown = vim.lsp.handlers['textDocument/publishDiagnostics'](err, result, ctx, handler_config)
+  -- The inline view asks for the new lines of the changes that came, moved or went.
+  if inline and result and result.uri then
+    for _, bufnr in ipairs(api.nvim_list_bufs()) do
+      if api.nvim_buf_is_loaded(bufnr) and vim.uri_from_bufnr(bufnr) == result.uri then
+        inline.published(bufnr, pending)
+      end
+    end
+  end
+  return shown
 end
 
 local function client_config(root)
@@ -279,6 +296,21 @@ local function client_for(bufnr)
   return client
 end
 
+local DECIDING = { ['lspEdit.accept'] = 1, ['lspEdit.reject'] = 1, ['lspEdit.acceptAll'] = 1, ['lspEdit.rejectAll'] = 1 }
+
+-- The changes an accept or a reject decided: the inline view drops them at once.
+local function decided(command, result)
+  local ids = {}
+  for _, change in ipairs(DECIDING[command] and (result.changes or { result }) or {}) do
+    if change.status == 'applied' or change.status == 'rejected' then
+      table.insert(ids, change.id)
+    end
+  end
+  if #ids > 0 then
+    inline.decided(ids)
+  end
+end
+
 -- Runs an lspEdit.* command and returns its result, or nil after telling the user why.
 local function execute(client, bufnr, command, arguments)
   -- An empty Lua table would be sent as [], and the server wants an object.
@@ -295,6 +327,9 @@ local function execute(client, bufnr, command, arguments)
   if response.err then
     notify(response.err.message or vim.inspect(response.err), vim.log.levels.ERROR)
     return nil
+  end
+  if inline and type(response.result) == 'table' then
+    decided(command, response.result)
   end
   return response.result
 end
@@ -1046,6 +1081,45 @@ local function diagnostics_changed(bufnr)
 end
 
 -- ---------------------------------------------------------------------------
+-- The inline view (lsp_edit/inline.lua)
+
+-- Loads the inline view and sets its mode. Without the file (lsp_edit.lua copied
+-- alone), everything else works and the view is off, with a notice.
+local function load_inline()
+  if not config.inline then
+    return inline and inline.setup({ mode = false })
+  end
+  local found, module = pcall(require, 'lsp_edit.inline')
+  if not found then
+    notify('the inline view needs lsp_edit/inline.lua beside lsp_edit.lua (or set inline = false).', vim.log.levels.WARN)
+    return nil
+  end
+  module.setup({ mode = config.inline, client = attached_client })
+  -- The buffers that show pending changes already get their new lines.
+  for _, bufnr in ipairs(api.nvim_list_bufs()) do
+    for _, diagnostic in ipairs(api.nvim_buf_is_loaded(bufnr) and vim.diagnostic.get(bufnr) or {}) do
+      if diagnostic.source == NAME and diagnostic.code == 'pending-change' then
+        module.published(bufnr, true)
+        break
+      end
+    end
+  end
+  return module
+end
+
+-- Sets the inline view: 'all' (every pending change's new lines under the lines they
+-- replace), 'cursor' (only the change on the cursor's line) or false (none).
+function M.inline(mode)
+  config.inline = mode
+  inline = load_inline()
+end
+
+-- What the inline view shows: 'all', 'cursor' or false.
+function M.inline_mode()
+  return config.inline
+end
+
+-- ---------------------------------------------------------------------------
 -- Setup
 
 local function user_commands()
@@ -1097,6 +1171,7 @@ function M.setup(opts)
     config.keys = {}
   end
   user_commands()
+  inline = load_inline()
   local group = api.nvim_create_augroup('lsp_edit', { clear = true })
   api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
     group = group,
@@ -1107,6 +1182,17 @@ function M.setup(opts)
       end
       if args.event == 'BufEnter' then
         follow(args.buf)
+        if inline then
+          inline.entered(args.buf)
+        end
+      end
+    end,
+  })
+  api.nvim_create_autocmd('CursorMoved', {
+    group = group,
+    callback = function(args)
+      if inline then
+        inline.cursor_moved(args.buf)
       end
     end,
   })
@@ -1127,6 +1213,9 @@ function M.setup(opts)
     callback = function(args)
       mapped[args.buf] = nil
       asking[args.buf] = nil
+      if inline then
+        inline.forget(args.buf)
+      end
     end,
   })
   for _, bufnr in ipairs(api.nvim_list_bufs()) do
