@@ -644,8 +644,8 @@ class Asks:
             quoted = "".join(("> " + strip_ending(line)).rstrip() + "\n" for line in raw[start:])
             said = f"The reply ended inside a block ({where}): that block is not applied."
             outcome.message = said if outcome.message is None else f"{outcome.message} {said}"
-            await writer.replace_lines(
-                start, end, note("cut off: the block below is not applied") + quoted
+            await writer.replace_tail(
+                start, note("cut off: the block below is not applied") + quoted
             )
         writer.append(note(outcome_text(outcome)) + "\n")
 

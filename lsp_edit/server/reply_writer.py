@@ -7,7 +7,7 @@ that follows, as it reads typing. So the user may type in the reply while it
 streams, and each block becomes a pending change as it does in a reply document
 the user writes. While the document is not open, the server appends to the file on
 disk and reads the text at once; when the editor opens it, the rest is written
-into the buffer.
+into the buffer. Into a buffer, text goes a whole line at a time.
 
 The file on disk is written by the server only while the editor does not have it
 open: a buffer the editor holds is saved by the editor (the clients save it when
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from pathlib import Path
 
 from lsprotocol import types
@@ -34,6 +35,9 @@ log = logging.getLogger(__name__)
 # after a pause (`debounce_text_changes`).
 _ECHO_WAIT = 2.0
 _ATTEMPTS = 3
+# A line that may close a block: a fence, a SEARCH/REPLACE or `»»» EDIT END` closer, the
+# end of a patch.
+_CLOSING = re.compile(r"[^\S\n]*(?:```|~~~|>{5,9}|»»»|\*\*\* End)")
 
 
 class ReplyWriter:
@@ -45,6 +49,10 @@ class ReplyWriter:
         self.document = document
         self.failure: str | None = None  # why some text could not be written
         self._queue: list[str] = []
+        self._held = ""  # the last line, not ended yet, kept from a buffer
+        # The last line written into a buffer is not ended (the buffer ends it: the
+        # edits go before its last newline, see `_range_for`).
+        self._open = False
         self._pump: asyncio.Task[None] | None = None
         self._echo = asyncio.Event()
 
@@ -64,9 +72,21 @@ class ReplyWriter:
     # --- writing -----------------------------------------------------------------------
 
     def append(self, text: str) -> None:
-        """Writes `text` at the end, after everything appended before."""
+        """Writes `text` at the end, after everything appended before. Into a buffer,
+        whole lines, but for a line that closes a block, which goes at once: the
+        rest of a line waits for its newline (or `end_line`)."""
         if not text:
             return
+        if self.in_buffer:
+            text = self._held + text
+            whole = text.rfind("\n") + 1
+            if whole < len(text) and _CLOSING.match(text, whole):
+                whole = len(text)  # its block becomes a change now, not at the next line
+            text, self._held = text[:whole], text[whole:]
+            if not text:
+                return
+        elif self._held:  # closed while a line waited: it goes to the disk first
+            text, self._held = self._held + text, ""
         if not self._queue and self._idle() and not self.in_buffer:
             self._to_disk(text)
             return
@@ -75,10 +95,19 @@ class ReplyWriter:
 
     def end_line(self) -> None:
         """Ends the last line, unless it is ended (or nothing is written)."""
-        raw = self.document.text.raw
-        last = self._queue[-1] if self._queue else raw[-1] if raw else ""
-        if last and not last.endswith("\n"):
-            self.append("\n")
+        if self._held:
+            ended = self._held + "\n"
+        elif self._queue:
+            ended = "" if self._queue[-1].endswith("\n") else "\n"
+        elif self._open:
+            ended = "\n"
+        else:
+            raw = self.document.text.raw
+            ended = "\n" if raw and not raw[-1].endswith("\n") else ""
+        self._held = ""
+        if ended:
+            self._queue.append(ended)
+            self._start()
 
     async def settled(self) -> None:
         """Waits until everything appended is in the document the server reads."""
@@ -86,17 +115,17 @@ class ReplyWriter:
             # Shielded: an ask cancelled while it waits still writes what it has.
             await asyncio.shield(self._pump)
 
-    async def replace_lines(self, start: int, end: int, text: str) -> None:
-        """Replaces lines `start`..`end` (0-based, end exclusive) with `text`."""
+    async def replace_tail(self, start: int, text: str) -> None:
+        """Replaces the lines from `start` (0-based) to the end with `text`."""
         await self.settled()
-        raw = self.document.text.raw
-        at = Point(start, 0)
-        until = Point(end, 0) if end < len(raw) else self._end()
         if self.in_buffer:
-            await self._edit_buffer(at, until, text)
+            await self._edit_buffer(text, start)
             return
+        raw = self.document.text.raw
+        last = raw[-1] if raw else ""
+        end = Point(len(raw), 0) if last.endswith("\n") else Point(len(raw) - 1, len(last))
         self.editor.read_reply(
-            self.path, self.document, lambda: self.document.text.edit(at, until, text)
+            self.path, self.document, lambda: self.document.text.edit(Point(start, 0), end, text)
         )
         self._save(self.text, "w")
 
@@ -112,8 +141,7 @@ class ReplyWriter:
             text = "".join(self._queue)
             self._queue.clear()
             if self.in_buffer:
-                end = self._end()
-                await self._edit_buffer(end, end, text)
+                await self._edit_buffer(text)
             else:
                 self._to_disk(text)
 
@@ -128,20 +156,26 @@ class ReplyWriter:
         except OSError as error:
             self.failure = f"Cannot write {self.path.name}: {error.strerror or error}."
 
-    async def _edit_buffer(self, start: Point, end: Point, text: str) -> None:
-        """One edit of the editor's buffer, tried again when the document moved under it
+    async def _edit_buffer(self, text: str, start: int | None = None) -> None:
+        """One edit of the editor's buffer: `text` appended, or put in place of the
+        lines from `start` to the end. Tried again when the document moved under it
         (the user typed); the server's copy follows through the didChange."""
         reason = "no reason given"
         for _ in range(_ATTEMPTS):
             if not self.in_buffer:  # closed meanwhile: the disk is the document again
-                if start == end:
+                if start is None:
                     self._to_disk(text)
+                return
+            start_at, end_at, written = self._range_for(text, start)
+            if start_at == end_at and not written:  # only the newline the buffer has
+                self._open = False
                 return
             self._echo.clear()
             result = await self.editor.apply_edit(
-                self._edit(start, end, text), "lsp-edit: the model's reply"
+                self._edit(start_at, end_at, written), "lsp-edit: the model's reply"
             )
             if result.applied:
+                self._open = not text.endswith("\n")
                 try:
                     await asyncio.wait_for(self._echo.wait(), _ECHO_WAIT)
                 except TimeoutError:
@@ -149,9 +183,25 @@ class ReplyWriter:
                 return
             reason = result.failure_reason or reason
             await asyncio.sleep(0.02)
-            if start == end:
-                start = end = self._end()
         self.failure = f"The editor refused to write the reply into {self.path.name}: {reason}."
+
+    def _range_for(self, text: str, start: int | None) -> tuple[Point, Point, str]:
+        """Where `text` goes (appended, or in place of the lines from `start`) and what
+        is written there, as an edit that ends inside the buffer, before its last
+        newline: an edit past the last line is read differently by each Neovim (an
+        empty line added, or not), and Neovim ends every buffer with a newline."""
+        raw = self.document.text.raw
+        last = raw[-1] if raw else ""
+        ends = last.endswith(("\n", "\r"))
+        end_of_text = Point(len(raw) - 1, len(strip_ending(last))) if raw else Point(0, 0)
+        body = text[:-1] if ends and text.endswith("\n") else text
+        if start is not None:
+            return Point(start, 0), end_of_text, body
+        if not ends or self._open:
+            return end_of_text, end_of_text, body
+        if len(raw) == 1 and not strip_ending(last):  # an empty document: its one line
+            return Point(0, 0), Point(0, 0), body
+        return end_of_text, end_of_text, "\n" + body
 
     def _edit(self, start: Point, end: Point, text: str) -> types.WorkspaceEdit:
         buffer = self.document.text.buffer
@@ -169,15 +219,6 @@ class ReplyWriter:
                 document_changes=[types.TextDocumentEdit(text_document=identifier, edits=[edit])]
             )
         return types.WorkspaceEdit(changes={uri: [edit]})
-
-    def _end(self) -> Point:
-        raw = self.document.text.raw
-        if not raw:
-            return Point(0, 0)
-        last = raw[-1]
-        if last.endswith(("\n", "\r")):
-            return Point(len(raw), 0)
-        return Point(len(raw) - 1, len(strip_ending(last)))
 
     # --- what the editor tells (Editor.transcripts) ------------------------------------
 

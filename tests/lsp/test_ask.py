@@ -149,11 +149,14 @@ async def test_line_number_mode_sends_the_file_numbered(asking: Editor, model: F
     assert "1\tclass Cart:\n2\t    def __init__(self):" in user["content"]
 
 
+@pytest.mark.parametrize("newline", [True, False], ids=["closing-line", "closer-without-newline"])
 async def test_the_first_pending_change_appears_before_the_stream_ends(
-    asking: Editor, model: FakeModel
+    asking: Editor, model: FakeModel, newline: bool
 ) -> None:
-    first_block_ends = REPLY.index(ADD) + len(ADD)
-    reply = Reply(REPLY, hold_after=first_block_ends)
+    closer = REPLY.index(">>>>>>> REPLACE") + len(">>>>>>> REPLACE")
+    # The model pauses after the first block's closing line, or inside it, before its
+    # newline (one character per event, so the pause is exactly there).
+    reply = Reply(REPLY, chunk=1, hold_after=closer + 1 if newline else closer)
     model.script.append(reply)
     asked = asyncio.create_task(ask(asking, "Go."))
     for _ in range(200):
