@@ -8,7 +8,9 @@ Measures, each against input size:
 - placing SEARCH/REPLACE blocks in a large file: median and p95 per block, and
   200 blocks in sequence;
 - building the symbol index of a 20,000-line file per language, and re-indexing
-  after a one-line edit.
+  after a one-line edit;
+- the language server, and `lspEdit.ask` streaming a model's reply into it
+  (`--only ask` reruns that section alone).
 """
 
 from __future__ import annotations
@@ -594,10 +596,63 @@ def server_section(quick: bool) -> list[str]:
     return [*lines, ""]
 
 
+def ask_section(quick: bool) -> list[str]:
+    """`lspEdit.ask` streaming a model's reply into the server (bench/ask.py)."""
+    if quick:
+        return []
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bench.ask import rows
+
+    lines = [
+        "## Asking the model",
+        "",
+        "`lsp-edit serve` over stdio runs `lspEdit.ask` against a model server in the bench's",
+        "process, which streams each piece of the reply as server-sent events when the bench",
+        "says (`bench/ask.py`). With the reply document open, the reply is written into the",
+        "editor's buffer (`workspace/applyEdit`) and the bench's client sends each edit back",
+        "as VS Code does; not open, the server appends it to the file. Latencies include",
+        "the round trips.",
+        "",
+        "| measure | result | target |",
+        "|---|---|---|",
+    ]
+    for row in rows():
+        met = "" if row.met is None else (" (met)" if row.met else " (**missed**)")
+        lines.append(f"| {row.name} | {row.value} | {row.target}{met} |")
+    return [*lines, ""]
+
+
+def replace_section(page: str, section: list[str]) -> str:
+    """`page` with the section `section` starts with (its `## ` title up to the next
+    one) replaced by `section`, or added before the page's last section."""
+    title = section[0]
+    lines = page.split("\n")
+    if title in lines:
+        start = lines.index(title)
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+        )
+    else:
+        start = end = max(i for i, line in enumerate(lines) if line.startswith("## "))
+    return "\n".join([*lines[:start], *section, *lines[end:]])
+
+
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--quick", action="store_true", help="small sizes, print only")
+    options.add_argument(
+        "--only",
+        choices=["ask"],
+        help="run this section alone and rewrite only it in docs/performance.md",
+    )
     args = options.parse_args()
+    if args.only == "ask":
+        performance = ROOT / "docs" / "performance.md"
+        section = ask_section(False)
+        print("\n".join(section))
+        performance.write_text(replace_section(performance.read_text(), section))
+        return 0
     parse_sizes = [0.5] if args.quick else [1.0, 2.0, 5.0]
     file_sizes = [2_000] if args.quick else [5_000, 10_000, 20_000]
     count = 50 if args.quick else 200
@@ -687,6 +742,7 @@ def main() -> int:
         *process_section(args.quick, measured),
         "",
         *server_section(args.quick),
+        *ask_section(args.quick),
         *missed_targets(measured, missed),
     ]
     page = "\n".join(sections)

@@ -50,6 +50,7 @@ TRANSCRIPT_SUFFIX = ".llm.md"
 NO_FILE_TRANSCRIPT = "ask.llm.md"  # in the first workspace folder, for an ask about no file
 MAX_TOOL_ROUNDS = 8  # rounds of tool calls answered in one turn
 _PROGRESS_EVERY = 0.2  # seconds between progress reports
+_EVENTS_PER_TURN = 4  # stream events read in a row before the server answers others
 _SHOWN_WAIT = 1.0  # seconds to wait for the editor to open a document it was shown
 _RETRY_NOTE = "(lspEdit.retryFailed: lsp-edit sends what became of your blocks back once.)"
 
@@ -579,9 +580,15 @@ class Asks:
         self.report(token, "waiting for the model")
         reported = time.monotonic()
         characters = 0
+        count = 0
         async for event in provider.stream(request):
+            count += 1
+            if count % _EVENTS_PER_TURN == 0:
+                # Events already received are read without waiting: let the server
+                # answer what the editor asks meanwhile (a code action, typing).
+                await asyncio.sleep(0)
             if isinstance(event, TextDelta):
-                writer.append(event.text)
+                writer.append_soon(event.text)
                 round_.text.append(event.text)
                 characters += len(event.text)
             elif isinstance(event, ToolCallDelta):

@@ -49,6 +49,8 @@ class ReplyWriter:
         self.document = document
         self.failure: str | None = None  # why some text could not be written
         self._queue: list[str] = []
+        self._soon: list[str] = []  # `append_soon`
+        self._soon_call: asyncio.Handle | None = None
         self._held = ""  # the last line, not ended yet, kept from a buffer
         # The last line written into a buffer is not ended (the buffer ends it: the
         # edits go before its last newline, see `_range_for`).
@@ -71,10 +73,27 @@ class ReplyWriter:
 
     # --- writing -----------------------------------------------------------------------
 
+    def append_soon(self, text: str) -> None:
+        """Appends `text` when the task that has it waits (for more of the stream):
+        the pieces a stream holds already are written as one."""
+        self._soon.append(text)
+        if self._soon_call is None:
+            self._soon_call = asyncio.get_running_loop().call_soon(self._append_waiting)
+
+    def _append_waiting(self) -> None:
+        if self._soon_call is not None:
+            self._soon_call.cancel()
+            self._soon_call = None
+        if self._soon:
+            text = "".join(self._soon)
+            self._soon.clear()
+            self.append(text)
+
     def append(self, text: str) -> None:
         """Writes `text` at the end, after everything appended before. Into a buffer,
         whole lines, but for a line that closes a block, which goes at once: the
         rest of a line waits for its newline (or `end_line`)."""
+        self._append_waiting()
         if not text:
             return
         if self.in_buffer:
@@ -95,6 +114,7 @@ class ReplyWriter:
 
     def end_line(self) -> None:
         """Ends the last line, unless it is ended (or nothing is written)."""
+        self._append_waiting()
         if self._held:
             ended = self._held + "\n"
         elif self._queue:
@@ -111,6 +131,7 @@ class ReplyWriter:
 
     async def settled(self) -> None:
         """Waits until everything appended is in the document the server reads."""
+        self._append_waiting()
         while self._pump is not None and not self._pump.done():
             # Shielded: an ask cancelled while it waits still writes what it has.
             await asyncio.shield(self._pump)

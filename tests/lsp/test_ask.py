@@ -229,6 +229,20 @@ async def test_cancelling_the_progress_stops_the_request_and_keeps_what_arrived(
     assert [c["status"] for c in await listed(asking)] == ["pending"]
 
 
+async def test_a_second_ask_in_a_session_still_answering_is_refused(
+    asking: Editor, model: FakeModel
+) -> None:
+    reply = Reply(REPLY, hold_after=10)
+    model.script.append(reply)
+    asked = asyncio.create_task(ask(asking, "Go."))
+    while not model.chat_requests():
+        await asyncio.sleep(0.05)
+    with pytest.raises(Exception, match=r"session s\d+ is still answering"):
+        await ask(asking, "And again.")
+    reply.release.set()
+    assert (await asked)["status"] == "done"
+
+
 async def test_a_stream_cut_inside_a_block_reports_it_and_never_applies_it(
     asking: Editor, model: FakeModel
 ) -> None:
