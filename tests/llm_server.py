@@ -315,7 +315,8 @@ def realworld_replies(count: int, *, largest: int = 20_000) -> list[str]:
 
 def _replies_in(transcript: str) -> list[str]:
     """The assistant's replies in an aider transcript: the lines after a `#### `
-    (user) line that are not `> ` (aider's own) lines, up to the next user line."""
+    (user) line that are not `> ` (aider's own) lines, up to the next user line
+    (`>>>>>>> REPLACE` is the model's)."""
     replies: list[str] = []
     current: list[str] | None = None
     for line in transcript.splitlines():
@@ -324,7 +325,7 @@ def _replies_in(transcript: str) -> list[str]:
                 replies.append("\n".join(current).strip("\n") + "\n")
             current = [] if line.startswith("#### ") else None
             continue
-        if current is not None and not line.startswith(">"):
+        if current is not None and not (line.startswith("> ") or line == ">"):
             current.append(re.sub(r"\s+$", "", line))
     if current is not None:
         replies.append("\n".join(current).strip("\n") + "\n")

@@ -21,8 +21,6 @@ from urllib.parse import unquote, urlparse
 import pytest
 from lsprotocol import types
 
-from lsp_edit.blocks import parse_reply
-from lsp_edit.blocks.model import Notice
 from tests.llm_server import FakeModel, Refusal, Reply, realworld_replies
 from tests.lsp.editor import Editor
 from tests.lsp.test_review import ADD, CART, TOTAL, WITH_ADD, search_replace
@@ -429,19 +427,24 @@ async def test_the_server_answers_code_actions_while_a_reply_streams(
 
 
 def real_replies() -> list[str]:
-    """The committed inline reply, and real model replies when ../shared is there."""
-    return [REPLY, *realworld_replies(3)]
+    """The committed inline reply, and real model replies when ../shared is there
+    (`LSP_EDIT_REAL_REPLIES` of them, 3 by default)."""
+    return [REPLY, *realworld_replies(int(os.environ.get("LSP_EDIT_REAL_REPLIES", "3")))]
 
 
 @pytest.mark.parametrize("reply", real_replies(), ids=lambda r: f"{len(r)}-chars")
-async def test_a_reply_streamed_in_pieces_gives_the_blocks_it_gives_whole(
+async def test_a_reply_streamed_in_pieces_gives_the_changes_it_gives_whole(
     asking: Editor, model: FakeModel, reply: str
 ) -> None:
     model.script.append(Reply(reply, chunk=5))
     result = await ask(asking, "Go.")
-    whole = [item for item in parse_reply(reply) if not isinstance(item, Notice)]
-    assert len(result["changes"]) == len(whole)
     assert REPLY_MARK + reply.rstrip("\n") in transcript(asking)
+    whole = await asking.command(
+        "lspEdit.propose", {"response": reply, "uri": asking.uri("shop/cart.py")}
+    )
+    assert [(c["status"], c.get("code"), c["uri"]) for c in result["changes"]] == [
+        (c["status"], c.get("code"), c["uri"]) for c in whole["changes"]
+    ]
 
 
 REPLY_MARK = "<!-- lsp-edit: assistant coder -->\n### coder\n\n"
