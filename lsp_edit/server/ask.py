@@ -453,7 +453,7 @@ class Asks:
             prompt=prompt,
             mode=mode,
             files=tuple(files),
-            selection=self.selection(given, files),
+            selection=self.selection(given),
             history=tuple(history),
             summary=summary,
             max_context_files=editor.settings.llm.max_context_files,
@@ -477,15 +477,17 @@ class Asks:
             return None
         return render.review_summary(news, store.buffer_of)
 
-    def selection(self, given: AskArguments, files: Sequence[ContextFile]) -> Selection | None:
-        if given.lines is None or not files or given.target is None:
+    def selection(self, given: AskArguments) -> Selection | None:
+        """The selected lines, as the editor has them (not with pending changes)."""
+        target = given.target
+        if given.lines is None or target is None or self.editor.is_reply(target):
             return None
-        file = files[0]
+        text = self.text_now(target)
         first, last = given.lines
-        last = min(last, file.text.line_count)
+        last = min(last, text.line_count)
         first = min(first, max(last, 1))
-        lines = file.text.lines[first - 1 : last]
-        return Selection(file.path, first, last, Text.from_lines(lines))
+        lines = text.lines[first - 1 : last]
+        return Selection(self.editor.files.display(target), first, last, Text.from_lines(lines))
 
     async def show(self, conversation: Conversation) -> None:
         """Opens the reply document in the editor (where the client can be asked to),
