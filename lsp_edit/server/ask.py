@@ -347,6 +347,7 @@ class Asks:
             cancelled_from_outside = True  # $/cancelRequest: the answer is an error
         finally:
             await writer.settled()
+            writer.close()
             conversation.writer = None
             conversation.stream = None
             self.end_progress(token, outcome_text(outcome))

@@ -20,6 +20,7 @@ import asyncio
 import logging
 import re
 from pathlib import Path
+from typing import TextIO
 
 from lsprotocol import types
 
@@ -50,6 +51,7 @@ class ReplyWriter:
         self.failure: str | None = None  # why some text could not be written
         self._queue: list[str] = []
         self._soon: list[str] = []  # `append_soon`
+        self._file: TextIO | None = None  # the file appended to, while it is not open
         self._soon_call: asyncio.Handle | None = None
         self._held = ""  # the last line, not ended yet, kept from a buffer
         # The last line written into a buffer is not ended (the buffer ends it: the
@@ -167,15 +169,33 @@ class ReplyWriter:
                 self._to_disk(text)
 
     def _to_disk(self, text: str) -> None:
-        self._save(text, "a")
+        self._append_to_file(text)
         self.editor.read_reply(self.path, self.document, lambda: self.document.text.append(text))
 
+    def _append_to_file(self, text: str) -> None:
+        """Appends to the file, kept open while the reply streams onto the disk (a
+        stream is thousands of pieces); each piece is on the disk when this returns."""
+        try:
+            if self._file is None:
+                self._file = self.path.open("a", encoding="utf-8", newline="")
+            self._file.write(text)
+            self._file.flush()
+        except OSError as error:
+            self.failure = f"Cannot write {self.path.name}: {error.strerror or error}."
+
     def _save(self, text: str, how: str) -> None:
+        self.close()
         try:
             with self.path.open(how, encoding="utf-8", newline="") as file:
                 file.write(text)
         except OSError as error:
             self.failure = f"Cannot write {self.path.name}: {error.strerror or error}."
+
+    def close(self) -> None:
+        """Closes the file appended to (the ask is over, or the editor has it now)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
     async def _edit_buffer(self, text: str, start: int | None = None) -> None:
         """One edit of the editor's buffer: `text` appended, or put in place of the
@@ -246,6 +266,7 @@ class ReplyWriter:
     def opened(self, text: str) -> None:
         """The editor opened the document with `text`, read from the disk: what was
         appended since it read the file is written into its buffer."""
+        self.close()
         current = self.text
         if len(current) > len(text) and current.startswith(text):
             self._queue.insert(0, current[len(text) :])
