@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -197,19 +198,25 @@ def long_reply(blocks: int, size: int) -> str:
 
 async def code_action_rows(session: AskSession, model: Model, where: str) -> list[Row]:
     """Code actions on the target while a 1 MB reply of 1,000 blocks streams in
-    20-character events, as fast as the server reads them."""
-    reply = long_reply(1000, 1_000_000)
-    pieces = [reply[i : i + 20] for i in range(0, len(reply), 20)]
+    20-character events, as fast as the server reads them, from a model server in a
+    process of its own (so that the bench's own work does not slow the answers it
+    times)."""
+    streaming = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.ask",
+        "serve",
+        cwd=Path(__file__).resolve().parent.parent,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert streaming.stdout is not None
+    url = (await streaming.stdout.readline()).decode().strip()
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"lspEdit": {"llm": {"baseUrl": url, "model": "bench", "timeout": 120}}}
+        )
+    )
     asked = _ask(session)
-
-    async def stream() -> None:
-        for index, piece in enumerate(pieces):
-            model.send(piece)
-            if index % 50 == 0:
-                await asyncio.sleep(0)
-        model.end()
-
-    streaming = asyncio.ensure_future(stream())
     times: list[float] = []
     line = 1
     while not asked.done():
@@ -227,8 +234,8 @@ async def code_action_rows(session: AskSession, model: Model, where: str) -> lis
         )
         times.append((time.perf_counter() - start) * 1000)
         await asyncio.sleep(0.02)
-    await streaming
     result = await asked
+    await streaming.wait()
     pending = sum(1 for c in result["changes"] if c["status"] == "pending")
     return [
         Row(
@@ -242,6 +249,40 @@ async def code_action_rows(session: AskSession, model: Model, where: str) -> lis
     ]
 
 
+async def serve_reply(reply: str, piece: int) -> None:
+    """A model server that answers one request with `reply`, `piece` characters per
+    event, as fast as the client reads; prints its URL first."""
+    done = asyncio.Event()
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        headers = (await reader.readuntil(b"\r\n\r\n")).decode()
+        length = next(
+            int(line.split(":", 1)[1])
+            for line in headers.split("\r\n")
+            if line.lower().startswith("content-length:")
+        )
+        await reader.readexactly(length)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        for start in range(0, len(reply), piece):
+            delta = {"choices": [{"index": 0, "delta": {"content": reply[start : start + piece]}}]}
+            _chunk(writer, b"data: " + json.dumps(delta).encode() + b"\n\n")
+            await writer.drain()
+        finish = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        _chunk(writer, b"data: " + json.dumps(finish).encode() + b"\n\ndata: [DONE]\n\n")
+        _chunk(writer, b"")
+        await writer.drain()
+        writer.close()
+        done.set()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    print(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1", flush=True)
+    await done.wait()
+    server.close()
+
+
 def rows() -> list[Row]:
     out: list[Row] = []
     for open_reply in (True, False):
@@ -251,6 +292,9 @@ def rows() -> list[Row]:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["serve"]:
+        asyncio.run(serve_reply(long_reply(1000, 1_000_000), 20))
+        sys.exit(0)
     for row in rows():
         mark = "" if row.met is None else (" (met)" if row.met else " (MISSED)")
         print(f"{row.name}: {row.value} {row.target}{mark}")
