@@ -1,8 +1,9 @@
-"""`lspEdit.ask` under load: `lsp-edit serve` over stdio asks a model server in this
-process, which streams each piece of the reply when the bench says, as server-sent
-events. Targets (issue 21): from a block's closing characters leaving the model
-server to its diagnostic in the target, p50 under 10 ms; a code action while a 1 MB
-reply streams, p50 under 5 ms.
+"""`lspEdit.ask` under load: `lsp-edit serve` over stdio asks a local model server
+that streams the reply as server-sent events: one in this process that sends each
+piece when the bench says (`Model`), and one in a process of its own that sends a
+1 MB reply as fast as the server reads it (`serve_reply`). Targets (issue 21): from a
+block's closing characters leaving the model server to its diagnostic in the target,
+p50 under 10 ms; a code action while a 1 MB reply streams, p50 under 5 ms.
 
 Each row runs twice: with the reply document open in the editor (the reply is written
 into its buffer with `workspace/applyEdit`, and the bench's client sends the

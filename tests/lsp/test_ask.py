@@ -227,6 +227,35 @@ async def test_cancelling_the_progress_stops_the_request_and_keeps_what_arrived(
     assert [c["status"] for c in await listed(asking)] == ["pending"]
 
 
+async def test_the_reply_document_opened_or_closed_while_it_streams_loses_nothing(
+    asking: Editor, model: FakeModel
+) -> None:
+    reply = Reply(REPLY, hold_after=REPLY.index(TOTAL) + 20)
+    model.script.append(reply)
+    asked = asyncio.create_task(ask(asking, "Go."))
+    for _ in range(200):
+        if await listed(asking):
+            break
+        await asyncio.sleep(0.05)
+    was_open = asking.uri(TRANSCRIPT) in asking.documents
+    if was_open:
+        asking.close(TRANSCRIPT)  # closed without saving: the server writes the file
+    else:
+        asking.open(TRANSCRIPT)  # read from the disk, the rest is written into its buffer
+    reply.release.set()
+    result = await asked
+    assert [c["status"] for c in result["changes"]] == ["pending", "pending"]
+    expected = (
+        "<!-- lsp-edit: user -->\n### You\n\n> Go.\n\n<!-- lsp-edit: assistant coder -->\n"
+        "### coder\n\n" + REPLY + "<!-- lsp-edit: note finished (stop), 120 tokens in, 40 out"
+        " -->\n\n"
+    )
+    assert transcript(asking) == expected
+    assert (asking.uri(TRANSCRIPT) in asking.documents) is not was_open
+    await asking.settle()
+    assert len(asking.diagnostics("shop/cart.py")) == 2
+
+
 async def test_a_second_ask_in_a_session_still_answering_is_refused(
     asking: Editor, model: FakeModel
 ) -> None:
