@@ -10,7 +10,10 @@ Measures, each against input size:
 - building the symbol index of a 20,000-line file per language, and re-indexing
   after a one-line edit;
 - `lsp-edit apply` as a whole process, `lsp-edit serve` driven over stdio, and
-  `lsp-edit mcp` on the warm path (bench/process.py, bench/server.py, bench/mcp.py).
+  `lsp-edit mcp` on the warm path (bench/process.py, bench/server.py, bench/mcp.py);
+- `lspEdit.ask` streaming a model's reply into the server (`--only ask` reruns that
+  section alone);
+- the inline view in Neovim (bench/nvim_inline.py).
 """
 
 from __future__ import annotations
@@ -614,10 +617,64 @@ def inline_section(quick: bool) -> list[str]:
     return section(quick)
 
 
+def ask_section(quick: bool) -> list[str]:
+    """`lspEdit.ask` streaming a model's reply into the server (bench/ask.py)."""
+    if quick:
+        return []
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bench.ask import rows
+
+    lines = [
+        "## Asking the model",
+        "",
+        "`lsp-edit serve` over stdio runs `lspEdit.ask` against a local model server that",
+        "streams the reply as server-sent events (`bench/ask.py`): for the closing lines, one",
+        "in the bench's process that sends each piece when the bench says; for the code",
+        "actions, one in a process of its own that sends a 1 MB reply as fast as the server",
+        "reads it. With the reply document open, the reply is written into the editor's buffer",
+        "(`workspace/applyEdit`) and the bench's client sends each edit back as VS Code does;",
+        "not open, the server appends it to the file. Latencies include the round trips.",
+        "",
+        "| measure | result | target |",
+        "|---|---|---|",
+    ]
+    for row in rows():
+        met = "" if row.met is None else (" (met)" if row.met else " (**missed**)")
+        lines.append(f"| {row.name} | {row.value} | {row.target}{met} |")
+    return [*lines, ""]
+
+
+def replace_section(page: str, section: list[str]) -> str:
+    """`page` with the section `section` starts with (its `## ` title up to the next
+    one) replaced by `section`, or added before the page's last section."""
+    title = section[0]
+    lines = page.split("\n")
+    if title in lines:
+        start = lines.index(title)
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+        )
+    else:
+        start = end = max(i for i, line in enumerate(lines) if line.startswith("## "))
+    return "\n".join([*lines[:start], *section, *lines[end:]])
+
+
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--quick", action="store_true", help="small sizes, print only")
+    options.add_argument(
+        "--only",
+        choices=["ask"],
+        help="run this section alone and rewrite only it in docs/performance.md",
+    )
     args = options.parse_args()
+    if args.only == "ask":
+        performance = ROOT / "docs" / "performance.md"
+        section = ask_section(False)
+        print("\n".join(section))
+        performance.write_text(replace_section(performance.read_text(), section))
+        return 0
     parse_sizes = [0.5] if args.quick else [1.0, 2.0, 5.0]
     file_sizes = [2_000] if args.quick else [5_000, 10_000, 20_000]
     count = 50 if args.quick else 200
@@ -709,6 +766,7 @@ def main() -> int:
         *server_section(args.quick),
         *mcp_section(args.quick),
         *inline_section(args.quick),
+        *ask_section(args.quick),
         *missed_targets(measured, missed),
     ]
     page = "\n".join(sections)

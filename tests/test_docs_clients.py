@@ -26,7 +26,7 @@ def block(page: str, marker: str, language: str) -> str:
 
 
 def test_the_generic_client_page_names_every_command_the_server_has() -> None:
-    source = (REPO / "lsp_edit" / "server" / "app.py").read_text()
+    source = "".join(p.read_text() for p in (REPO / "lsp_edit" / "server").glob("*.py"))
     commands = re.findall(r'command\("(lspEdit\.\w+)"\)', source)
     assert "lspEdit.propose" in commands
     page = (DOCS / "lsp-clients.md").read_text()

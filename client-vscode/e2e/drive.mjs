@@ -5,7 +5,8 @@
 //
 //   node e2e/drive.mjs <scenario> <given.json> <saw.json>
 //
-// given.json: { codeServer, vsix, workspace, serverCommand, work, screenshots? }.
+// given.json: { codeServer, vsix, workspace, serverCommand, work, screenshots?,
+// settings? (more user settings) }.
 // saw.json gets what the user saw at each step (status bar, messages, the active tab).
 
 import { spawn, spawnSync } from "node:child_process";
@@ -51,6 +52,7 @@ async function startCodeServer() {
       "workbench.tips.enabled": false,
       "editor.codeLens": true,
       "files.autoSave": "off",
+      ...(given.settings ?? {}),
     }),
   );
   const env = { ...process.env, XDG_CONFIG_HOME: join(given.work, "config") };
@@ -379,6 +381,58 @@ const scenarios = {
     await user.page.keyboard.press("Control+S");
     await user.page.waitForSelector(".tab.active:not(.dirty)", { timeout: 30_000 });
     note("saved", { problems: await user.problems() });
+  },
+
+  /** LSP Edit: Ask… on the open file: watch the changes appear while the reply
+   * streams into cart.py.llm.md beside it, accept the first with Alt+Y, then ask again
+   * about the selected lines. */
+  async ask(user) {
+    await user.openFile("cart.py");
+    const statuses = [];
+    const watch = async (until) => {
+      while (!(await until())) {
+        const status = await user.status().catch(() => "");
+        if (statuses[statuses.length - 1] !== status) {
+          statuses.push(status);
+        }
+        await user.page.waitForTimeout(50);
+      }
+    };
+    const answered = (count) => async () =>
+      (await user.page.locator(".notification-toast", { hasText: /pending review/ }).count()) >= count;
+    await user.runCommand("LSP Edit: Ask…");
+    await user.page.waitForSelector(".quick-input-widget:not([style*='display: none']) input");
+    await user.page.keyboard.type("Skip duplicates and count quantities.");
+    await user.page.keyboard.press("Enter");
+    await watch(answered(1));
+    note("answered", {
+      statuses,
+      messages: await user.messages(),
+      tabs: (await user.page.locator(".tab .label-name").allInnerTexts()).map((t) => t.trim()),
+      active: await user.activeTab(),
+    });
+    await user.page.waitForFunction(() => document.querySelectorAll(".tab.dirty").length === 0);
+    await user.openFile("cart.py");
+    await user.page.keyboard.press("Control+Home");
+    await user.page.keyboard.press("Control+Alt+BracketRight");
+    await user.page.waitForTimeout(500);
+    await user.page.keyboard.press("Alt+Y");
+    note("accepted", { status: await user.waitForStatus(/1 pending change/) });
+    await user.page.keyboard.press("Control+S");
+    await user.page.waitForSelector(".tab.active:not(.dirty)", { timeout: 30_000 });
+    // Select the total's lines, then ask about them.
+    await user.page.keyboard.press("Control+End");
+    await user.page.keyboard.press("Shift+ArrowUp");
+    await user.page.keyboard.press("Shift+ArrowUp");
+    await user.runCommand("LSP Edit: Ask…");
+    await user.page.waitForSelector(".quick-input-widget:not([style*='display: none']) input");
+    await user.page.keyboard.type("Why not these lines?");
+    await user.page.keyboard.press("Enter");
+    // The answer holds no block: its summary says so.
+    await user.waitForMessage(/No edit blocks were found/);
+    await user.page.waitForFunction(() => document.querySelectorAll(".tab.dirty").length === 0);
+    note("asked again", { status: await user.status(), messages: await user.messages() });
+    await user.shot("vscode-ask");
   },
 
   /** A server command that does not exist: the user is told what to set. */

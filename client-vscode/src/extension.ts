@@ -10,8 +10,13 @@ import {
   LanguageClient,
   type LanguageClientOptions,
   type ServerOptions,
+  CancellationToken,
+  type ShowDocumentParams,
+  type ShowDocumentRequest,
+  type ShowDocumentResult,
 } from "vscode-languageclient/node";
 
+import { askArgument, askNotice, type AskResult, errorMessage, llmSettings } from "./logic/ask";
 import {
   additions,
   type Change,
@@ -27,7 +32,7 @@ import {
   reviewState,
   statusText,
 } from "./logic/changes";
-import { fileUriOf, isSource, PROPOSED_SCHEME, proposedUri, serverCommand, startFailure } from "./logic/server";
+import { fileUriOf, isReply, isSource, PROPOSED_SCHEME, proposedUri, serverCommand, startFailure } from "./logic/server";
 
 let client: LanguageClient | undefined;
 
@@ -106,6 +111,7 @@ class Review {
           }
           next(uri, diagnostics);
         },
+        window: { showDocument: (params, next) => showReplyBeside(params, next) },
       },
     };
     client = new LanguageClient("lspEdit", "LSP Edit", serverOptions, clientOptions);
@@ -139,6 +145,7 @@ class Review {
       ["lsp-edit.showProposedDiff", () => this.showProposedDiff()],
       ["lsp-edit.copyInstructions", () => this.copyInstructions()],
       ["lsp-edit.listChanges", () => this.listChanges()],
+      ["lsp-edit.ask", () => this.ask()],
     ];
     for (const [name, run] of commands) {
       this.context.subscriptions.push(vscode.commands.registerCommand(name, run));
@@ -404,6 +411,44 @@ class Review {
     void vscode.window.showInformationMessage(`LSP Edit: the ${mode} instructions are on the clipboard.`);
   }
 
+  // --- asking the model ------------------------------------------------------------------
+
+  /** LSP Edit: Ask…: the prompt from an input box, about the active file and its
+   * selection. The reply streams into `<file>.llm.md` beside it (the server shows it),
+   * each block a pending change as it closes; the server's progress shows it writing
+   * and cancels it. */
+  private async ask(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    const selected = editor && !editor.selection.isEmpty ? editor.selection : undefined;
+    const prompt = await vscode.window.showInputBox({
+      title: "LSP Edit: Ask the model",
+      prompt: selected ? `About lines ${selected.start.line + 1}-${selected.end.line + 1}` : undefined,
+      placeHolder: "What should change?",
+      ignoreFocusOut: true,
+    });
+    if (!prompt?.trim()) {
+      return;
+    }
+    const argument = askArgument(prompt, editor?.document.uri, selected);
+    let result: AskResult;
+    try {
+      result = (await this.exec("lspEdit.ask", argument)) as AskResult;
+    } catch (error) {
+      void vscode.window.showErrorMessage(`LSP Edit: ${errorMessage(error)}`);
+      return;
+    }
+    // The server wrote the reply into the document: keep it, as a chat keeps its log.
+    const reply = vscode.workspace.textDocuments.find((document) => document.uri.toString() === result.uri);
+    if (reply?.isDirty) {
+      await reply.save();
+    }
+    await this.refresh();
+    const notice = askNotice(result);
+    if (notice) {
+      void vscode.window.showInformationMessage(notice);
+    }
+  }
+
   /** Every pending change, then every block not applied with its reason: picking one
    * goes to it (a failure: to its problem, in a file open or not). */
   private async listChanges(): Promise<void> {
@@ -472,7 +517,30 @@ function settings(): Record<string, unknown> {
     mode: config.get("mode", "auto"),
     replyGlobs: replyGlobs(),
     pendingSeverity: config.get("pendingSeverity", "information"),
+    llm: llmSettings(config.get<Record<string, unknown>>("llm", {})),
+    retryFailed: config.get("retryFailed", false),
   };
+}
+
+/** A reply document the server shows (`lspEdit.ask`) opens beside the active editor,
+ * the cursor staying where it is; other documents as the client opens them. */
+async function showReplyBeside(
+  params: ShowDocumentParams,
+  next: ShowDocumentRequest.HandlerSignature,
+): Promise<ShowDocumentResult> {
+  if (!isReply(vscode.Uri.parse(params.uri).path, replyGlobs()) || params.selection) {
+    return (await next(params, CancellationToken.None)) as ShowDocumentResult;
+  }
+  try {
+    await vscode.window.showTextDocument(vscode.Uri.parse(params.uri), {
+      viewColumn: vscode.ViewColumn.Beside,
+      preserveFocus: !params.takeFocus,
+      preview: false,
+    });
+    return { success: true };
+  } catch {
+    return { success: false };
+  }
 }
 
 function replyGlobs(): string[] {

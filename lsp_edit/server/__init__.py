@@ -5,8 +5,9 @@ change the user reviews (docs/protocol.md).
 `hunks`, the line arithmetic), `replies` reads replies that arrive over time,
 `render` turns changes into LSP objects, `edits` builds every WorkspaceEdit from the
 client's capabilities, `editor` holds what the handlers share, and `app` holds the
-handlers, which only call these. `startup` answers `initialize` before they load,
-and `stdio` reads the client's messages in chunks.
+handlers, which only call these. `ask` is `lspEdit.ask`, which asks the model and
+streams its reply into a reply document through `reply_writer`. `startup` answers
+`initialize` before they load, and `stdio` reads the client's messages in chunks.
 """
 
 from __future__ import annotations

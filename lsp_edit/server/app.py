@@ -21,6 +21,7 @@ from lsp_edit.instructions import instructions
 from lsp_edit.positions import PositionEncoding
 from lsp_edit.server import render
 from lsp_edit.server.agents import Agents
+from lsp_edit.server.ask import register_ask
 from lsp_edit.server.editor import PROPOSED_SCHEME, Editor
 from lsp_edit.server.edits import CannotEdit
 from lsp_edit.server.params import Arguments, bad
@@ -81,6 +82,7 @@ def create_server() -> LanguageServer:
     _register_documents(server, editor)
     _register_views(server, editor)
     _register_commands(server, editor)
+    register_ask(server, editor)
     return server
 
 

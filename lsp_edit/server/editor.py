@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -94,6 +94,20 @@ class ClientSupport:
         )
 
 
+class Transcript(Protocol):
+    """A reply document `lspEdit.ask` writes (lsp_edit.server.ask): told when the
+    editor opens, edits or closes it."""
+
+    @property
+    def writes_to_disk(self) -> bool: ...
+
+    def opened(self, text: str) -> None: ...
+
+    def edited(self) -> None: ...
+
+    def closed(self) -> None: ...
+
+
 class Editor:
     """The server's state and the editor as the server sees it."""
 
@@ -110,6 +124,7 @@ class Editor:
         self.startup_problems: list[str] = []
         self.replies: dict[Path, ReplyDocument] = {}
         self.streams: dict[str, ReplyDocument] = {}
+        self.transcripts: dict[Path, Transcript] = {}
         self.last_source: Path | None = None
         self._paths: dict[str, Path | None] = {}  # URI -> real path, once looked up
         self._published: set[Path] = set()
@@ -234,6 +249,8 @@ class Editor:
 
     def closed(self, path: Path) -> None:
         document = self.opened.pop(path, None)
+        if path in self.transcripts:
+            self.transcripts[path].closed()
         if path in self.replies:
             # A reply's failures are shown on it alone: closed, they are only listed.
             if path in self._published:
@@ -375,7 +392,10 @@ class Editor:
     # --- replies that arrive over time ----------------------------------------------------
 
     def is_reply(self, path: Path) -> bool:
-        """Whether a document is an LLM reply (it matches the `replyGlobs` setting)."""
+        """Whether a document is an LLM reply (it matches the `replyGlobs` setting, or
+        `lspEdit.ask` writes it)."""
+        if path in self.transcripts:
+            return True
         globs = self.settings.reply_globs
         return matches_any(self.files.display(path), globs) or matches_any(path.as_posix(), globs)
 
@@ -393,6 +413,8 @@ class Editor:
     def opened_reply(self, item: types.TextDocumentItem, path: Path) -> None:
         reply = self.reply_document(path)
         self.opened[path] = OpenDocument(item.uri, item.version, reply.text.buffer)
+        if path in self.transcripts:
+            self.transcripts[path].opened(item.text)
         self.read_reply(path, reply, lambda: reply.text.replace_all(item.text))
 
     def edited_reply(self, path: Path, params: types.DidChangeTextDocumentParams) -> None:
@@ -408,6 +430,8 @@ class Editor:
                     reply.text.replace_all(change.text)
 
         self.read_reply(path, reply, edit)
+        if path in self.transcripts:
+            self.transcripts[path].edited()
 
     def read_reply(self, path: Path, document: ReplyDocument, change: Callable[[], None]) -> None:
         """Applies a change to a reply's text, brings its changes in line, and shows
@@ -423,6 +447,8 @@ class Editor:
 
     def read_reply_from_disk(self, path: Path) -> None:
         """A reply file another program wrote, while the editor does not have it open."""
+        if path in self.transcripts and self.transcripts[path].writes_to_disk:
+            return  # lspEdit.ask writes it: what the disk holds was read as it was written
         text = self.files.read_disk(path)
         if isinstance(text, Text):
             document = self.reply_document(path)

@@ -18,7 +18,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from lsp_edit.blocks import ReplyStream
-from lsp_edit.blocks.model import Notice, ReplyItem, ReplySpan
+from lsp_edit.blocks.model import Notice, ParseProblem, ReplyItem, ReplySpan
 from lsp_edit.positions import Point
 from lsp_edit.server.hunks import TrackedBuffer
 from lsp_edit.server.store import Reply
@@ -115,6 +115,17 @@ class ReplyText:
         self._fed = len(self.raw)
         self._items.extend(_blocks(found))
         return _blocks(found)
+
+    def cut_block(self) -> ParseProblem | None:
+        """The block the text ends inside, as finishing would report it (cut off before
+        its closing line), read on a copy: the text is not finished."""
+        if not self._stream.in_block:
+            return None
+        trial = copy.deepcopy(self._stream)
+        rest = "".join(self.raw[self._fed :])
+        found = (trial.feed(rest) if rest else []) + trial.finish()
+        cut = [item for item in found if isinstance(item, ParseProblem)]
+        return cut[-1] if cut else None
 
     def _read_from(self, line: int) -> None:
         """Reads on after a change at `line`: from where the stream is when the change

@@ -34,6 +34,7 @@ COMMANDS = (
     "lspEdit.next",
     "lspEdit.previous",
     "lspEdit.proposed",
+    "lspEdit.ask",
 )
 _ENCODINGS = ("utf-8", "utf-16", "utf-32")
 CHUNK = 1 << 16  # bytes read from stdin at a time

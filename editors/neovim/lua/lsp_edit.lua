@@ -954,6 +954,92 @@ function M.instructions(mode, show)
 end
 
 -- ---------------------------------------------------------------------------
+-- Asking the model (lspEdit.ask, docs/ask.md)
+
+local function shown_in_a_window(bufnr)
+  return vim.fn.bufwinid(bufnr) ~= -1
+end
+
+-- Shows a reply document in a split below, the cursor staying where it is.
+local function show_beside(path)
+  local bufnr = vim.fn.bufnr(path)
+  if bufnr ~= -1 and shown_in_a_window(bufnr) then
+    return bufnr
+  end
+  local window = api.nvim_get_current_win()
+  vim.cmd('belowright split ' .. vim.fn.fnameescape(path))
+  bufnr = api.nvim_get_current_buf()
+  api.nvim_set_current_win(window)
+  return bufnr
+end
+
+-- Saves a reply document the server wrote into (its buffer is the document while open).
+local function save_reply(uri)
+  local bufnr = vim.uri_to_bufnr(uri)
+  if api.nvim_buf_is_loaded(bufnr) and vim.bo[bufnr].modified then
+    api.nvim_buf_call(bufnr, function()
+      vim.cmd('silent write')
+    end)
+  end
+end
+
+-- Asks the model about the current buffer (and `opts.range`, {first, last} 1-based
+-- lines): its reply streams into `<file>.llm.md`, shown below, where every block
+-- becomes a pending change as it arrives. Returns at once; when the reply is complete
+-- (or failed, or was cancelled) `opts.on_done(result)` is called, `M.last_answer`
+-- holds the result and the `User LspEditAskDone` autocommand runs.
+function M.ask(opts)
+  local bufnr = opts.bufnr or api.nvim_get_current_buf()
+  if not opts.prompt or vim.trim(opts.prompt) == '' then
+    notify('ask what? :LspEditAsk {prompt}', vim.log.levels.WARN)
+    return nil
+  end
+  local client = client_for(bufnr)
+  if not client then
+    return nil
+  end
+  local arguments = { prompt = opts.prompt }
+  if is_file_buffer(bufnr) then
+    arguments.uri = uri_of(bufnr)
+    if is_source(bufnr) then
+      -- The conversation about a file is the reply document beside it.
+      show_beside(api.nvim_buf_get_name(bufnr) .. '.llm.md')
+    end
+  end
+  if opts.range and is_source(bufnr) then
+    arguments.range = {
+      start = { line = opts.range[1] - 1, character = 0 },
+      ['end'] = { line = opts.range[2], character = 0 },
+    }
+  end
+  local params = { command = 'lspEdit.ask', arguments = { arguments } }
+  local function done(err, result)
+    if err then
+      notify(err.message or vim.inspect(err), vim.log.levels.ERROR)
+    elseif result then
+      save_reply(result.uri)
+      if result.status == 'done' then
+        notify(result.summary)
+      elseif result.status == 'cancelled' then
+        notify('the ask was cancelled; what arrived is kept.')
+      end
+      -- A failure was shown by the server (window/showMessage).
+    end
+    M.last_answer = result
+    if opts.on_done then
+      opts.on_done(result, err)
+    end
+    -- For a statusline or a mapping that waits for the reply.
+    api.nvim_exec_autocmds('User', { pattern = 'LspEditAskDone', modeline = false })
+  end
+  -- Not request_sync: the reply streams for as long as the model writes.
+  call(client, 'request', 'workspace/executeCommand', params, function(err, result)
+    done(err, result)
+  end, bufnr)
+  return true
+end
+
+-- ---------------------------------------------------------------------------
 -- Keys and lenses, while a buffer shows changes or failures
 
 -- lsp-edit's diagnostics in a buffer: pending changes and those not applied.
@@ -1163,6 +1249,9 @@ local function user_commands()
     end,
     desc = 'lsp-edit: copy the instructions for the LLM (! shows them)',
   })
+  command('LspEditAsk', function(args)
+    M.ask({ prompt = args.args, range = args.range > 0 and { args.line1, args.line2 } or nil })
+  end, { nargs = '+', range = true, desc = 'lsp-edit: ask the model (about the range)' })
 end
 
 function M.setup(opts)
