@@ -468,6 +468,9 @@ async def test_a_reply_streamed_in_pieces_gives_the_changes_it_gives_whole(
     model.script.append(Reply(reply, chunk=5))
     result = await ask(asking, "Go.")
     assert REPLY_MARK + reply.rstrip("\n") in transcript(asking)
+    # The streamed changes are withdrawn first: a reply already pending is not proposed
+    # twice (`already-pending`).
+    await asking.command("lspEdit.rejectAll", {})
     whole = await asking.command(
         "lspEdit.propose", {"response": reply, "uri": asking.uri("shop/cart.py")}
     )
