@@ -18,9 +18,9 @@ from lsp_edit.changes import Status
 from lsp_edit.positions import Point, PositionEncoding
 from lsp_edit.server.edits import lsp_position, lsp_range
 from lsp_edit.server.hunks import TrackedBuffer
-from lsp_edit.server.store import ChangeKind, Hunk, PendingChange
+from lsp_edit.server.store import ChangeKind, Hunk, PendingChange, Proposal
 from lsp_edit.symbols.model import Symbol
-from lsp_edit.text import Text, strip_ending
+from lsp_edit.text import strip_ending
 from lsp_edit.values import value
 
 _CONVERTER = get_converter()
@@ -468,8 +468,21 @@ def hover(change: PendingChange, view: View) -> types.Hover:
     )
 
 
-def proposed_text(text: Text | None) -> str:
-    return text.render() if text is not None else ""
+def proposal_json(proposal: Proposal) -> dict[str, Any]:
+    """`lspEdit.proposed`'s answer: the text, and the lines of it each pending change
+    writes (what a client's inline view maps its cursor with)."""
+    ranges: dict[str, list[dict[str, Any]]] = {}
+    for landing in proposal.landings:
+        ranges.setdefault(landing.change_id, []).append(
+            {
+                "start": {"line": landing.start, "character": 0},
+                "end": {"line": landing.end, "character": 0},
+            }
+        )
+    return {
+        "text": proposal.text.render(),
+        "changes": [{"id": change_id, "ranges": found} for change_id, found in ranges.items()],
+    }
 
 
 def proposal_summary(changes: Sequence[PendingChange]) -> str:
