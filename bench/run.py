@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/run.py            # full run, rewrites docs/performance.md
     .venv/bin/python bench/run.py --quick    # smaller sizes, prints only
+    .venv/bin/python bench/run.py --server   # the language server's section only
 
 Measures, each against input size:
 - parse throughput of a reply mixing every format (MB/s);
@@ -589,6 +590,7 @@ def server_section(quick: bool) -> list[str]:
         "",
         "`lsp-edit serve` started as an editor starts it, driven over stdio (`bench/server.py`):",
         "latencies include the JSON-RPC round trip; CPU times are the server process's own.",
+        "`bench/run.py --server` measures this section again alone.",
         "",
         "| measure | result | target |",
         "|---|---|---|",
@@ -660,6 +662,20 @@ def replace_section(page: str, section: list[str]) -> str:
     return "\n".join([*lines[:start], *section, *lines[end:]])
 
 
+def rewrite_server_section() -> int:
+    """Measures the language server again and rewrites its section of
+    docs/performance.md, leaving the others as they were measured."""
+    path = ROOT / "docs" / "performance.md"
+    page = path.read_text()
+    start = page.index("## The language server\n")
+    end = page.find("\n## ", start + 1)
+    section = "\n".join(server_section(False))
+    page = page[:start] + section + ("\n" + page[end + 1 :] if end >= 0 else "")
+    print(section)
+    path.write_text(page)
+    return 0
+
+
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--quick", action="store_true", help="small sizes, print only")
@@ -668,7 +684,14 @@ def main() -> int:
         choices=["ask"],
         help="run this section alone and rewrite only it in docs/performance.md",
     )
+    options.add_argument(
+        "--server",
+        action="store_true",
+        help="measure the language server only, and rewrite its section of docs/performance.md",
+    )
     args = options.parse_args()
+    if args.server:
+        return rewrite_server_section()
     if args.only == "ask":
         performance = ROOT / "docs" / "performance.md"
         section = ask_section(False)

@@ -248,7 +248,7 @@ def test_the_proposed_text_has_every_pending_change_applied() -> None:
     )
     proposed = store.proposed(FILE)
     assert proposed is not None
-    assert proposed.render() == SOURCE.replace("return 1\n", "return 11\n").replace(
+    assert proposed.text.render() == SOURCE.replace("return 1\n", "return 11\n").replace(
         "return 3\n", "return 33\n"
     )
 
@@ -347,3 +347,26 @@ def test_a_whole_file_refused_as_cut_off_is_pending_once_taken_anyway() -> None:
     accept(store, change)
     assert change.status is Status.APPLIED
     assert buffer_text(store) == head
+
+
+def test_the_proposed_text_says_where_each_change_lands_a_dependency_inside_its_dependent() -> None:
+    store = Store()
+    first, second, third = propose(
+        store,
+        search_replace("    return 1\n", "    return 11\n")
+        + "\n"
+        + search_replace("    return 11\n", "    x = 1\n    return x\n")
+        + "\n"
+        + search_replace("    return 3\n", "    return 33\n"),
+    )
+    assert second.depends_on == [first.id]
+    proposed = store.proposed(FILE)
+    assert proposed is not None
+    lines = proposed.text.render().splitlines()
+    # The dependent's two lines hold the first change too; the third moved one down.
+    assert [(at.change_id, at.start, at.end) for at in proposed.landings] == [
+        (second.id, 1, 3),
+        (third.id, 10, 11),
+    ]
+    assert lines[1:3] == ["    x = 1", "    return x"]
+    assert lines[10] == "    return 33"

@@ -114,8 +114,13 @@ class User {
     await this.page.keyboard.press("Enter");
   }
 
+  /** Waits until the active tab is the one named `name`, exactly. */
   async waitForTab(name) {
-    await this.page.waitForSelector(`.tab.active[aria-label*='${name}']`, { timeout: 30_000 });
+    await this.page.waitForFunction(
+      (wanted) => [...document.querySelectorAll(".tab.active .label-name")].some((label) => label.innerText.trim() === wanted),
+      name,
+      { timeout: 30_000 },
+    );
   }
 
   async activeTab() {
@@ -206,6 +211,62 @@ class User {
 
   async codeLenses() {
     return (await this.page.locator(".contentWidgets .codelens-decoration").allInnerTexts()).map((t) => t.trim());
+  }
+
+  /** What each diff editor of the active editor shows, top to bottom: whether side
+   * by side, its file (in the multi-file diff editor), each line of the view with
+   * `+ ` when added, `- ` when deleted, `  ` when kept, and its lenses. */
+  async diffViews() {
+    await this.page.waitForSelector(".editor-group-container.active .editor-instance .monaco-diff-editor .editor.modified .view-line");
+    // The diff is computed after the editor shows: wait until nothing moves.
+    let last = "";
+    for (let settled = 0; settled < 2; ) {
+      await this.page.waitForTimeout(500);
+      const now = JSON.stringify(await this.readDiffViews());
+      settled = now === last ? settled + 1 : 0;
+      last = now;
+    }
+    return JSON.parse(last);
+  }
+
+  /** Waits until the diff editor of the active editor shows `count` lenses. */
+  async waitForDiffLenses(count) {
+    await this.page.waitForFunction(
+      (wanted) =>
+        document.querySelectorAll(".editor-group-container.active .monaco-diff-editor .editor.modified .codelens-decoration a")
+          .length >= wanted,
+      count,
+      { timeout: 30_000 },
+    );
+  }
+
+  async readDiffViews() {
+    return this.page.locator(".editor-group-container.active .editor-instance").first().evaluate((pane) =>
+      [...pane.querySelectorAll(".monaco-diff-editor")].map((diff) => {
+        const modified = diff.querySelector(".editor.modified");
+        const text = (line) => line.textContent.replace(/\u00a0/g, " ").trimEnd();
+        const top = (element) => parseFloat(element.style.top);
+        const added = new Set(
+          [...modified.querySelectorAll(".view-overlays .line-insert")].map((mark) => top(mark.parentElement)),
+        );
+        const rows = [];
+        for (const line of modified.querySelectorAll(".lines-content > .view-lines > .view-line")) {
+          rows.push({ top: top(line), text: (added.has(top(line)) ? "+ " : "  ") + text(line) });
+        }
+        for (const zone of modified.querySelectorAll(".view-zones .view-lines.line-delete")) {
+          for (const line of zone.querySelectorAll(".view-line")) {
+            rows.push({ top: top(zone) + top(line), text: "- " + text(line) });
+          }
+        }
+        const entry = diff.closest(".multiDiffEntry");
+        return {
+          sideBySide: diff.classList.contains("side-by-side"),
+          file: entry ? entry.querySelector(".header .label-name, .header .monaco-icon-name-container")?.textContent?.trim() : undefined,
+          lines: rows.sort((a, b) => a.top - b.top).map((row) => row.text),
+          lenses: [...modified.querySelectorAll(".codelens-decoration")].map((lens) => lens.textContent.replace(/\u00a0/g, " ").trim()),
+        };
+      }),
+    );
   }
 
   async shot(name) {
@@ -433,6 +494,116 @@ const scenarios = {
     await user.page.waitForFunction(() => document.querySelectorAll(".tab.dirty").length === 0);
     note("asked again", { status: await user.status(), messages: await user.messages() });
     await user.shot("vscode-ask");
+  },
+
+  /** A reply's two changes to one file: Alt+D from the first opens them inline (the
+   * user's setting says side by side), Alt+D goes to the file and back, Alt+Y accepts
+   * the change under the cursor there, Ctrl+Alt+] goes to the next, Alt+N rejects
+   * it; the view follows each decision. Another diff stays side by side. */
+  async "inline-review"(user) {
+    await user.openFile("cart.py");
+    await user.openFile("reply.md");
+    await user.runCommand("LSP Edit: Apply Reply from Active Editor");
+    await user.waitForStatus(/2 pending changes/);
+    await user.waitForTab("cart.py");
+    await user.page.waitForSelector(".contentWidgets .codelens-decoration a", { timeout: 30_000 });
+    await user.page.keyboard.press("Alt+D");
+    await user.waitForTab("cart.py: pending changes");
+    // Accept | Reject above each of the two changes.
+    await user.waitForDiffLenses(4);
+    note("opened", { tab: await user.activeTab(), line: await user.cursorLine(), views: await user.diffViews() });
+    await user.runCommand("Notifications: Clear All Notifications");
+    await user.shot("vscode-inline-review");
+
+    await user.page.keyboard.press("Alt+D");
+    await user.waitForTab("cart.py");
+    note("to the file", { tab: await user.activeTab(), line: await user.cursorLine() });
+    await user.page.keyboard.press("Alt+D");
+    await user.waitForTab("cart.py: pending changes");
+    note("back", { tab: await user.activeTab(), line: await user.cursorLine() });
+
+    await user.page.keyboard.press("Alt+Y");
+    note("accepted", { status: await user.waitForStatus(/1 pending change/), views: await user.diffViews() });
+    await user.page.keyboard.press("Control+Alt+BracketRight");
+    await user.page.waitForTimeout(500);
+    note("next", { line: await user.cursorLine() });
+    await user.page.keyboard.press("Alt+N");
+    note("rejected", { status: await user.waitForStatus(/No pending changes/), views: await user.diffViews() });
+
+    await user.page.keyboard.press("Alt+D");
+    await user.waitForTab("cart.py");
+    await user.runCommand("File: Compare Active File with Saved");
+    await user.page.waitForSelector(".editor-instance .monaco-diff-editor");
+    note("other diff", { tab: await user.activeTab(), views: await user.diffViews() });
+    await user.runCommand("File: Save All Files");
+    await user.page.waitForFunction(() => document.querySelectorAll(".tab.dirty").length === 0);
+    note("saved");
+  },
+
+  /** A reply that changes two files: Alt+D opens both, inline, in one view; a click
+   * in a file's new lines and Alt+Y accepts that change, Alt+N in the other file's
+   * rejects that one. */
+  async "reply-review"(user) {
+    await user.openFile("cart.py");
+    await user.openFile("two.md");
+    await user.runCommand("LSP Edit: Apply Reply from Active Editor");
+    await user.waitForStatus(/2 pending changes/);
+    await user.waitForTab("cart.py");
+    await user.page.waitForSelector(".contentWidgets .codelens-decoration a", { timeout: 30_000 });
+    await user.page.keyboard.press("Alt+D");
+    await user.waitForTab("The reply's pending changes (2 files)");
+    note("opened", { tab: await user.activeTab(), views: await user.diffViews() });
+    const addedLine = (file, text) =>
+      user.page.locator(".multiDiffEntry", { hasText: file }).locator(".editor.modified .view-line", { hasText: text }).first();
+    // As after any move of the cursor, the keys follow once VS Code has told the
+    // extension where the cursor is.
+    await addedLine("other.py", "rate=0.1").click();
+    await user.page.waitForTimeout(500);
+    await user.page.keyboard.press("Alt+Y");
+    note("accepted", { status: await user.waitForStatus(/1 pending change/), views: await user.diffViews() });
+    await addedLine("cart.py", "round(").click();
+    await user.page.waitForTimeout(500);
+    await user.page.keyboard.press("Alt+N");
+    note("rejected", { status: await user.waitForStatus(/No pending changes/), views: await user.diffViews() });
+    await user.runCommand("File: Save All Files");
+    await user.page.waitForFunction(() => document.querySelectorAll(".tab.dirty").length === 0);
+    note("saved");
+  },
+
+  /** A reply document written while its file's review is open beside it: each block
+   * that is complete shows in the review, a block half written does not. */
+  async "streamed-review"(user) {
+    const [half, rest] = given.stream;
+    await user.openFile("cart.py");
+    await user.openFile("notes.llm.md");
+    await user.waitForStatus(/1 pending change/);
+    await user.openFile("cart.py");
+    await user.page.keyboard.press("Alt+D");
+    await user.waitForTab("cart.py: pending changes");
+    await user.runCommand("View: Move Editor into Right Group");
+    note("opened", { views: await user.diffViews() });
+    await user.page.keyboard.press("Control+1");
+    await user.openFile("notes.llm.md");
+    await user.page.keyboard.press("Control+End");
+    for (const [step, piece] of [["half written", half], ["written", rest]]) {
+      await user.page.evaluate((text) => navigator.clipboard.writeText(text), piece);
+      await user.page.keyboard.press("Control+V");
+      if (step === "written") {
+        await user.waitForStatus(/2 pending changes/);
+      } else {
+        await user.page.waitForTimeout(1500);
+      }
+      await user.page.keyboard.press("Control+2");
+      note(step, { status: await user.status(), views: await user.diffViews() });
+      await user.page.keyboard.press("Control+1");
+    }
+    // The user types at the top of the file: the review moves with it.
+    await user.page.locator(".editor-group-container").first().locator(".tab", { has: user.page.locator(".label-name", { hasText: /^cart\.py$/ }) }).click();
+    await user.waitForTab("cart.py");
+    await user.page.keyboard.press("Control+Home");
+    await user.page.keyboard.type("# Typed while the review is open.\n");
+    await user.page.keyboard.press("Control+2");
+    note("typed", { views: await user.diffViews() });
   },
 
   /** A server command that does not exist: the user is told what to set. */

@@ -32,7 +32,8 @@ import {
   reviewState,
   statusText,
 } from "./logic/changes";
-import { fileUriOf, isReply, isSource, PROPOSED_SCHEME, proposedUri, serverCommand, startFailure } from "./logic/server";
+import { fileUriOf, isReply, isSource, PROPOSED_SCHEME, serverCommand, startFailure } from "./logic/server";
+import { InlineReview } from "./inline";
 
 let client: LanguageClient | undefined;
 
@@ -68,6 +69,9 @@ class Review {
   private lastSource: vscode.Uri | undefined;
   private readonly reviews = new Map<string, ReviewNotification>();
   private refreshing: NodeJS.Timeout | undefined;
+  /** The files whose diagnostics changed since the last refresh. */
+  private readonly touched = new Map<string, vscode.Uri>();
+  private inline: InlineReview | undefined;
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   private readonly output = vscode.window.createOutputChannel("LSP Edit");
   private readonly added = vscode.window.createTextEditorDecorationType({
@@ -132,17 +136,18 @@ class Review {
   }
 
   private register(): void {
-    const commands: [string, () => Promise<unknown>][] = [
+    const commands: [string, (...args: any[]) => Promise<unknown>][] = [
       ["lsp-edit.applyFromClipboard", () => this.applyFromClipboard()],
       ["lsp-edit.applyFromSelection", () => this.applyFromSelection()],
       ["lsp-edit.applyFromActiveEditor", () => this.applyFromActiveEditor()],
-      ["lsp-edit.acceptChange", () => this.decideAtCursor("lspEdit.accept")],
-      ["lsp-edit.rejectChange", () => this.decideAtCursor("lspEdit.reject")],
+      ["lsp-edit.acceptChange", (id?: unknown) => this.decideAtCursor("lspEdit.accept", id)],
+      ["lsp-edit.rejectChange", (id?: unknown) => this.decideAtCursor("lspEdit.reject", id)],
       ["lsp-edit.nextChange", () => this.step("lspEdit.next")],
       ["lsp-edit.previousChange", () => this.step("lspEdit.previous")],
       ["lsp-edit.acceptAll", () => this.all("lspEdit.acceptAll")],
       ["lsp-edit.rejectAll", () => this.all("lspEdit.rejectAll")],
       ["lsp-edit.showProposedDiff", () => this.showProposedDiff()],
+      ["lsp-edit.review", () => this.review()],
       ["lsp-edit.copyInstructions", () => this.copyInstructions()],
       ["lsp-edit.listChanges", () => this.listChanges()],
       ["lsp-edit.ask", () => this.ask()],
@@ -150,17 +155,18 @@ class Review {
     for (const [name, run] of commands) {
       this.context.subscriptions.push(vscode.commands.registerCommand(name, run));
     }
+    this.inline = new InlineReview(this.context, (command, argument) => this.exec(command, argument));
     this.context.subscriptions.push(
-      vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, {
-        provideTextDocumentContent: async (uri) => {
-          const result = await this.exec("lspEdit.proposed", { uri: fileUriOf(uri.toString()) });
-          return result.text as string;
-        },
+      vscode.languages.onDidChangeDiagnostics((event) => {
+        for (const uri of event.uris) {
+          this.touched.set(uri.toString(), uri);
+        }
+        this.refreshSoon();
       }),
-      vscode.languages.onDidChangeDiagnostics(() => this.refreshSoon()),
       vscode.window.onDidChangeActiveTextEditor((editor) => {
         this.noteActive(editor);
         this.decorate();
+        this.updateContext();
       }),
       vscode.window.onDidChangeVisibleTextEditors(() => this.decorate()),
       vscode.window.onDidChangeTextEditorSelection(() => this.updateContext()),
@@ -203,6 +209,8 @@ class Review {
     this.decorate();
     this.updateContext();
     this.updateReviews();
+    this.inline?.follow([...this.touched.values()]);
+    this.touched.clear();
   }
 
   /** Each review notification says what of its reply waits now, its bar how much is
@@ -266,9 +274,22 @@ class Review {
   }
 
   private updateContext(): void {
+    void vscode.commands.executeCommand("setContext", "lspEdit.changeAtCursor", Boolean(this.changeAtCursor()));
+  }
+
+  /** The pending change under the cursor: in a file, or in the proposed side of its
+   * review (the diff editor's original side is the file). */
+  private changeAtCursor(): Change | undefined {
     const editor = vscode.window.activeTextEditor;
-    const here = editor && changeAt(this.changes, editor.document.uri.toString(), editor.selection.active.line);
-    void vscode.commands.executeCommand("setContext", "lspEdit.changeAtCursor", Boolean(here));
+    if (!editor) {
+      return undefined;
+    }
+    const line = editor.selection.active.line;
+    if (editor.document.uri.scheme === PROPOSED_SCHEME) {
+      const id = this.inline?.changeAt(editor.document, line);
+      return pending(this.changes).find((change) => change.id === id);
+    }
+    return changeAt(this.changes, editor.document.uri.toString(), line);
   }
 
   /** The source file the user looks at: where a reply that names no file goes (see
@@ -353,24 +374,30 @@ class Review {
 
   // --- deciding ---------------------------------------------------------------------------
 
-  private async decideAtCursor(command: "lspEdit.accept" | "lspEdit.reject"): Promise<void> {
-    const editor = vscode.window.activeTextEditor;
-    if (!editor) {
-      return;
-    }
+  /** Decides the change `id` (a lens of the review names it), else the change under
+   * the cursor. */
+  private async decideAtCursor(command: "lspEdit.accept" | "lspEdit.reject", id?: unknown): Promise<void> {
     await this.refresh();
-    const change = changeAt(this.changes, editor.document.uri.toString(), editor.selection.active.line);
+    const change =
+      typeof id === "string" ? pending(this.changes).find((c) => c.id === id) : this.changeAtCursor();
     if (!change) {
       void vscode.window.showInformationMessage("LSP Edit: no pending change at the cursor.");
       return;
     }
     const result = await this.exec(command, { id: change.id });
     this.tell(decisionNotice(command, result as Decision, this.changes));
+    if (change.uri) {
+      this.inline?.follow([vscode.Uri.parse(change.uri)]);
+    }
     await this.refresh();
   }
 
   private async step(command: "lspEdit.next" | "lspEdit.previous"): Promise<void> {
     const editor = vscode.window.activeTextEditor;
+    // In a review, on to the next change there.
+    if (editor?.document.uri.scheme === PROPOSED_SCHEME && this.inline?.step(editor, command === "lspEdit.next")) {
+      return;
+    }
     const argument: Record<string, unknown> = {};
     if (editor?.document.uri.scheme === "file") {
       argument.uri = editor.document.uri.toString();
@@ -392,15 +419,56 @@ class Review {
 
   // --- looking ------------------------------------------------------------------------------
 
+  /** The active file's review: all its pending changes, inline. */
   private async showProposedDiff(): Promise<void> {
     const uri = vscode.window.activeTextEditor?.document.uri ?? this.lastSource;
     if (!uri || uri.scheme !== "file") {
       void vscode.window.showWarningMessage("LSP Edit: open the file to compare first.");
       return;
     }
-    const proposed = vscode.Uri.parse(proposedUri(uri.toString()));
-    const name = uri.path.split("/").pop() ?? "file";
-    await vscode.commands.executeCommand("vscode.diff", uri, proposed, `${name} ↔ with the pending changes`);
+    await this.inline?.openFile(uri, undefined);
+  }
+
+  /** One key from a pending change: the review of its reply, inline, with the cursor
+   * on it; from a review, back to the file, on the change under the cursor. */
+  private async review(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      return;
+    }
+    await this.refresh();
+    const uri = editor.document.uri;
+    const change = this.changeAtCursor();
+    if (uri.scheme === PROPOSED_SCHEME) {
+      const file = vscode.Uri.parse(fileUriOf(uri.toString()));
+      if (change) {
+        await this.reveal(file, change.range?.start.line ?? 0);
+      } else {
+        await vscode.window.showTextDocument(file);
+      }
+      return;
+    }
+    if (uri.scheme !== "file") {
+      return;
+    }
+    if (change) {
+      await this.inline?.openReply(change, this.changes);
+      return;
+    }
+    const next = this.nextInFile(uri.toString(), editor.selection.active.line);
+    if (!next) {
+      void vscode.window.showInformationMessage("LSP Edit: no pending change in this file.");
+      return;
+    }
+    await this.inline?.openFile(uri, next.id);
+  }
+
+  /** The file's first pending change at or after `line`, else its first. */
+  private nextInFile(uri: string, line: number): Change | undefined {
+    const inFile = pending(this.changes)
+      .filter((change) => change.uri === uri)
+      .sort((a, b) => (a.range?.start.line ?? 0) - (b.range?.start.line ?? 0));
+    return inFile.find((change) => (change.range?.start.line ?? 0) >= line) ?? inFile[0];
   }
 
   private async copyInstructions(): Promise<void> {

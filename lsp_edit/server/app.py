@@ -323,7 +323,7 @@ def _register_views(server: LanguageServer, editor: Editor) -> None:
         path = editor.path_of("file:" + uri[len(PROPOSED_SCHEME) + 1 :])
         if path is None:
             raise bad(f"{uri} names no file.")
-        return types.TextDocumentContentResult(text=editor.proposed_text(path))
+        return types.TextDocumentContentResult(text=editor.proposed(path).text.render())
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -521,4 +521,4 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         path = path_argument(Arguments("lspEdit.proposed", raw, ("uri",)))
         if path is None:
             raise bad("lspEdit.proposed needs `uri`.")
-        return {"text": editor.proposed_text(path)}
+        return render.proposal_json(editor.proposed(path))

@@ -310,7 +310,7 @@ class Asks:
             out.append(
                 ContextFile(
                     self.editor.files.display(path),
-                    proposed if shown and proposed is not None else text,
+                    proposed.text if shown and proposed is not None else text,
                     language_for(path.name),
                     len(pending) if shown else 0,
                 )

@@ -29,7 +29,15 @@ from lsp_edit.server.files import EditorFiles
 from lsp_edit.server.hunks import Replacement, TrackedBuffer
 from lsp_edit.server.replies import ReplyDocument, matches_any
 from lsp_edit.server.settings import Settings
-from lsp_edit.server.store import NOWHERE, Acceptance, NotAccepted, PendingChange, Store
+from lsp_edit.server.store import (
+    NOWHERE,
+    Acceptance,
+    Landing,
+    NotAccepted,
+    PendingChange,
+    Proposal,
+    Store,
+)
 from lsp_edit.text import LineEdit, Text, strip_ending
 from lsp_edit.values import record
 
@@ -481,18 +489,19 @@ class Editor:
 
     # --- the proposed text ----------------------------------------------------------------
 
-    def proposed_text(self, path: Path) -> str:
-        """The file with all its pending changes applied."""
+    def proposed(self, path: Path) -> Proposal:
+        """The file with all its pending changes applied, and where each landed."""
         self.sync_from_disk(path)
-        text = self.store.proposed(path)
-        if text is not None:
-            return text.render()
+        found = self.store.proposed(path)
+        if found is not None:
+            return found
         for change in self.store.in_file(path):
             if change.pending and change.hunks:  # a file not created yet
                 edits = [LineEdit(h.start, h.end, h.new) for h in change.hunks]
-                return Text(()).replace(edits).render()
+                text = Text(()).replace(edits)
+                return Proposal(text, (Landing(change.id, 0, len(text.lines)),))
         current = self.open_text(path) or self.files.read_disk(path)
-        return current.render() if isinstance(current, Text) else ""
+        return Proposal(current if isinstance(current, Text) else Text(()), ())
 
     # --- accepting ---------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from lsp_edit.changes import AFTER_FAILURE_NOTE, Status
 from lsp_edit.positions import PositionEncoding
 from lsp_edit.server.edits import line_start, lsp_range
 from lsp_edit.server.hunks import TrackedBuffer, replacement
-from lsp_edit.server.store import QUIET_CODES, ChangeKind, Hunk, PendingChange
+from lsp_edit.server.store import QUIET_CODES, ChangeKind, Hunk, PendingChange, Proposal
 from lsp_edit.symbols.model import Symbol
 from lsp_edit.text import LineEdit, Text
 from lsp_edit.values import value
@@ -567,8 +567,21 @@ def hover(change: PendingChange, view: View) -> types.Hover:
     )
 
 
-def proposed_text(text: Text | None) -> str:
-    return text.render() if text is not None else ""
+def proposal_json(proposal: Proposal) -> dict[str, Any]:
+    """`lspEdit.proposed`'s answer: the text, and the lines of it each pending change
+    writes (what a client's inline view maps its cursor with)."""
+    ranges: dict[str, list[dict[str, Any]]] = {}
+    for landing in proposal.landings:
+        ranges.setdefault(landing.change_id, []).append(
+            {
+                "start": {"line": landing.start, "character": 0},
+                "end": {"line": landing.end, "character": 0},
+            }
+        )
+    return {
+        "text": proposal.text.render(),
+        "changes": [{"id": change_id, "ranges": found} for change_id, found in ranges.items()],
+    }
 
 
 # A summary names at most this many files and problems: a reply of thousands of blocks

@@ -263,6 +263,26 @@ class _Reading:
     undoes: Accepted | None = None
 
 
+@value
+class Landing:
+    """Where a pending change's new lines are in the proposed text: lines
+    `start`..`end` (0-based, end exclusive; `start == end` where it only deletes,
+    before the line that followed what it deletes)."""
+
+    change_id: str
+    start: int
+    end: int
+
+
+@value
+class Proposal:
+    """A file with its pending changes applied, and where each one landed (a change
+    built on by another lands within that one's lines, and is not listed)."""
+
+    text: Text
+    landings: tuple[Landing, ...]
+
+
 class NotAccepted(Exception):
     """A change that cannot be accepted now, with the reason for the user."""
 
@@ -468,9 +488,10 @@ class Store:
             return next((c for c in queue if where(c) > here), queue[0])
         return next((c for c in reversed(queue) if where(c) < here), queue[-1])
 
-    def proposed(self, path: Path) -> Text | None:
+    def proposed(self, path: Path) -> Proposal | None:
         """The buffer with every pending change of the file applied (of changes that
-        overlap without one building on the other, the earlier one)."""
+        overlap without one building on the other, the earlier one), and where each
+        change's new lines landed."""
         buffer = self.buffers.get(path)
         if buffer is None:
             return None
@@ -478,8 +499,10 @@ class Store:
         taken = self.acceptance_of_all(pending)
         text = buffer.text()
         if path not in taken.edits:
-            return text
-        return text.replace(taken.edits[path], final_newline=taken.final_newline[path])
+            return Proposal(text, ())
+        edits = taken.edits[path]
+        new_text = text.replace(edits, final_newline=taken.final_newline[path])
+        return Proposal(new_text, _landings(edits, [c for c in taken.changes if c.path == path]))
 
     # --- accepting ------------------------------------------------------------------
 
@@ -1420,6 +1443,20 @@ def _outermost(changes: Sequence[PendingChange]) -> list[Hunk]:
             if not inside_dependent:
                 out.append(hunk)
     return sorted(out, key=lambda h: (h.start, h.end))
+
+
+def _landings(edits: Sequence[LineEdit], changes: Sequence[PendingChange]) -> tuple[Landing, ...]:
+    """Where each of these edits (sorted, not overlapping) lands once all are applied,
+    named by the change whose hunk it is."""
+    owner = {(h.start, h.end, h.new): c.id for c in changes for h in c.hunks}
+    landings: list[Landing] = []
+    shift = 0
+    for edit in edits:
+        start = edit.start + shift
+        change_id = owner[edit.start, edit.end, edit.new_lines]
+        landings.append(Landing(change_id, start, start + len(edit.new_lines)))
+        shift += len(edit.new_lines) - (edit.end - edit.start)
+    return tuple(landings)
 
 
 def _real(path: Path) -> Path:

@@ -407,6 +407,36 @@ async def test_the_proposed_text_has_the_pending_changes_applied(editor: Editor)
     assert result["text"] == WITH_ADD.replace("item.price for", "item.price * item.quantity for")
 
 
+async def test_the_proposed_text_says_which_lines_each_pending_change_writes(
+    editor: Editor,
+) -> None:
+    editor.open("shop/cart.py", CART)
+    drop = search_replace("shop/cart.py", "        self.items = []\n", "")
+    (dropped, added, total) = await propose(editor, drop + ADD + TOTAL)
+    uri = editor.uri("shop/cart.py")
+
+    def lines(result: dict) -> dict[str, list[tuple[int, int]]]:  # type: ignore[type-arg]
+        return {
+            c["id"]: [(r["start"]["line"], r["end"]["line"]) for r in c["ranges"]]
+            for c in result["changes"]
+        }
+
+    result = await editor.command("lspEdit.proposed", {"uri": uri})
+    proposed = result["text"].splitlines()
+    # The deletion holds no line: it sits where the line it deletes was.
+    assert lines(result) == {dropped["id"]: [(2, 2)], added["id"]: [(4, 6)], total["id"]: [(8, 9)]}
+    assert proposed[4:6] == WITH_ADD.splitlines()[5:7]
+    assert proposed[8] == "        return sum(item.price * item.quantity for item in self.items)"
+
+    # A decided change is no longer listed: the text keeps an accepted one's lines,
+    # loses a rejected one's.
+    await editor.command("lspEdit.accept", {"id": added["id"]})
+    await editor.command("lspEdit.reject", {"id": dropped["id"]})
+    result = await editor.command("lspEdit.proposed", {"uri": uri})
+    assert lines(result) == {total["id"]: [(9, 10)]}
+    assert result["text"].splitlines()[9] == proposed[8]
+
+
 async def test_symbols_lists_the_ast_paths_an_llm_may_address(editor: Editor) -> None:
     editor.open("shop/cart.py", CART)
     result = await editor.command("lspEdit.symbols", {"uri": editor.uri("shop/cart.py")})

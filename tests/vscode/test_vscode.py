@@ -82,9 +82,9 @@ def vscode() -> None:
         pytest.skip(message)
 
 
-def drive(scenario: str, work: Path, command: list[str]) -> dict[str, Any]:
+def drive(scenario: str, work: Path, command: list[str], **more: Any) -> dict[str, Any]:
     """Runs one scenario in a fresh code-server on `work/project` and returns what the
-    user saw."""
+    user saw (`more`: what else the scenario is given, such as `settings`)."""
     screenshots = os.environ.get("LSP_EDIT_SCREENSHOTS")
     given = {
         "codeServer": str(CODE_SERVER),
@@ -93,6 +93,7 @@ def drive(scenario: str, work: Path, command: list[str]) -> dict[str, Any]:
         "serverCommand": command,
         "work": str(work / "vscode"),
         "screenshots": str(Path(screenshots).resolve()) if screenshots else None,
+        **more,
     }
     (work / "given.json").write_text(json.dumps(given))
     saw_path = work / "saw.json"
@@ -406,3 +407,160 @@ def test_a_pure_insertion_accepted_with_the_quick_fix_is_inserted_once(tmp_path:
         "        self.items.append(item)\n",
         "        self.items.append(item)\n        self.count = len(self.items)\n",
     )
+
+
+def user_settings(work: Path) -> dict[str, Any]:
+    settings: dict[str, Any] = json.loads(
+        (work / "vscode" / "data" / "User" / "settings.json").read_text()
+    )
+    return settings
+
+
+ADDED_ADD = [
+    "+     def add(self, item, quantity=1):",
+    "+         for _ in range(quantity):",
+    "+             self.items.append(item)",
+]
+DELETED_ADD = ["-     def add(self, item):", "-         self.items.append(item)"]
+DELETED_TOTAL = ["-         return sum(item.price for item in self.items)"]
+ADDED_TOTAL = ["+         return round(sum(item.price for item in self.items), 2)"]
+
+
+def changed(view: dict[str, Any]) -> list[str]:
+    return [line for line in view["lines"] if line[:1] in "+-"]
+
+
+@pytest.mark.usefixtures("vscode")
+def test_one_key_shows_the_new_lines_inline_and_the_keys_decide_the_change_under_the_cursor(
+    tmp_path: Path,
+) -> None:
+    folder = project(tmp_path)
+    # The user wants diffs side by side: the review is inline all the same, and the
+    # setting stays as it is for every other diff.
+    saw = drive(
+        "inline-review",
+        tmp_path,
+        [str(SERVER), "serve"],
+        settings={"diffEditor.renderSideBySide": True},
+    )
+    steps = {step["step"]: step for step in saw["steps"]}
+
+    (view,) = steps["opened"]["views"]
+    assert steps["opened"]["tab"] == "cart.py: pending changes"
+    assert not view["sideBySide"]
+    # Each change's old lines, then its new lines, where they land; the rest kept.
+    assert changed(view) == DELETED_ADD + ADDED_ADD + DELETED_TOTAL + ADDED_TOTAL
+    assert view["lines"][:4] == [
+        "  class Cart:",
+        "      def __init__(self):",
+        "          self.items = []",
+        "  ",
+    ]
+    assert view["lines"].index(ADDED_ADD[0]) == view["lines"].index(DELETED_ADD[-1]) + 1
+    assert view["lenses"].count("Accept | Reject") == 2
+    # The cursor is on the change it was opened from: its first new line.
+    assert steps["opened"]["line"] == 5
+    assert (steps["to the file"]["tab"], steps["to the file"]["line"]) == ("cart.py", 5)
+    assert (steps["back"]["tab"], steps["back"]["line"]) == ("cart.py: pending changes", 5)
+
+    assert steps["accepted"]["status"] == "1 pending change"
+    (view,) = steps["accepted"]["views"]
+    assert changed(view) == DELETED_TOTAL + ADDED_TOTAL
+    assert view["lenses"] == ["Accept | Reject"]
+    assert steps["next"]["line"] == 10
+    assert steps["rejected"]["status"] == "No pending changes"
+    (view,) = steps["rejected"]["views"]
+    assert changed(view) == []
+    assert view["lenses"] == []
+
+    (other,) = steps["other diff"]["views"]
+    assert other["sideBySide"], steps["other diff"]
+    settings = user_settings(tmp_path)
+    assert settings["diffEditor.renderSideBySide"] is True
+    assert not [key for key in settings if "lsp-edit" in key], settings
+    assert (folder / "src" / "cart.py").read_text() == CART.replace(
+        "    def add(self, item):\n        self.items.append(item)\n",
+        "    def add(self, item, quantity=1):\n"
+        "        for _ in range(quantity):\n"
+        "            self.items.append(item)\n",
+    )
+
+
+TWO_FILES = """\
+src/cart.py
+<<<<<<< SEARCH
+        return sum(item.price for item in self.items)
+=======
+        return round(sum(item.price for item in self.items), 2)
+>>>>>>> REPLACE
+
+src/other.py
+<<<<<<< SEARCH
+def discount(total):
+    return total
+=======
+def discount(total, rate=0.1):
+    return total * (1 - rate)
+>>>>>>> REPLACE
+"""
+
+
+@pytest.mark.usefixtures("vscode")
+def test_a_reply_that_changes_two_files_is_reviewed_inline_in_one_view(tmp_path: Path) -> None:
+    folder = project(tmp_path)
+    (folder / "src" / "other.py").write_text(OTHER)
+    (folder / "two.md").write_text(TWO_FILES)
+    saw = drive("reply-review", tmp_path, [str(SERVER), "serve"])
+    steps = {step["step"]: step for step in saw["steps"]}
+
+    assert steps["opened"]["tab"] == "The reply's pending changes (2 files)"
+    cart, other = steps["opened"]["views"]
+    assert not cart["sideBySide"] and not other["sideBySide"]
+    assert changed(cart) == DELETED_TOTAL + ADDED_TOTAL
+    assert changed(other) == [
+        "- def discount(total):",
+        "-     return total",
+        "+ def discount(total, rate=0.1):",
+        "+     return total * (1 - rate)",
+    ]
+    assert steps["accepted"]["status"] == "1 pending change"
+    cart, other = steps["accepted"]["views"]
+    assert changed(cart) == DELETED_TOTAL + ADDED_TOTAL
+    assert changed(other) == []
+    assert steps["rejected"]["status"] == "No pending changes"
+    assert [changed(view) for view in steps["rejected"]["views"]] == [[], []]
+    assert (folder / "src" / "cart.py").read_text() == CART
+    assert (folder / "src" / "other.py").read_text() == (
+        "def discount(total, rate=0.1):\n    return total * (1 - rate)\n"
+    )
+
+
+FIRST_BLOCK, SECOND_BLOCK = REPLY.rsplit("\n\nsrc/cart.py\n", 1)
+
+
+@pytest.mark.usefixtures("vscode")
+def test_the_review_follows_a_reply_document_as_it_is_written(tmp_path: Path) -> None:
+    folder = project(tmp_path)
+    (folder / "notes.llm.md").write_text(FIRST_BLOCK + "\n")
+    second = "\nsrc/cart.py\n" + SECOND_BLOCK
+    # The second block arrives in two pieces: its first lines, then the rest.
+    cut = second.index("    return")
+    saw = drive(
+        "streamed-review", tmp_path, [str(SERVER), "serve"], stream=[second[:cut], second[cut:]]
+    )
+    steps = {step["step"]: step for step in saw["steps"]}
+
+    (view,) = steps["opened"]["views"]
+    assert changed(view) == DELETED_ADD + ADDED_ADD
+    # A block half written is no change yet.
+    (view,) = steps["half written"]["views"]
+    assert steps["half written"]["status"] == "1 pending change"
+    assert changed(view) == DELETED_ADD + ADDED_ADD
+    (view,) = steps["written"]["views"]
+    assert steps["written"]["status"] == "2 pending changes"
+    assert changed(view) == DELETED_ADD + ADDED_ADD + DELETED_TOTAL + ADDED_TOTAL
+    # A line typed in the file is in the review too, kept: not shown as deleted.
+    (view,) = steps["typed"]["views"]
+    assert view["lines"][0] == "  # Typed while the review is open."
+    assert changed(view) == DELETED_ADD + ADDED_ADD + DELETED_TOTAL + ADDED_TOTAL
+    assert (folder / "src" / "cart.py").read_text() == CART
