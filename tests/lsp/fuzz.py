@@ -133,7 +133,7 @@ def where_range_is(text: str, value: Any, encoding: str) -> str | None:
     for line, character in points:
         found = index_of(text, line, character, encoding)
         if found is None:
-            if (line, character) == (count, 0):
+            if (line, character) == (count, 0) and not text.endswith(("\n", "\r")):
                 return "past-end"
             return f"{line}:{character} is not in the document ({count} lines)"
         indexes.append(found)

@@ -30,6 +30,7 @@ def test_a_position_inside_a_character_is_refused_in_each_encoding(
 def test_the_line_after_a_last_line_without_newline_is_its_own_kind() -> None:
     assert where_range_is("a\nb", _range((0, 0), (2, 0)), "utf-16") == "past-end"
     assert where_range_is("a\nb\n", _range((0, 0), (2, 0)), "utf-16") is None
+    assert "not in the document" in str(where_range_is("a\n", _range((0, 0), (2, 0)), "utf-16"))
     assert "not in the document" in str(where_range_is("a\nb", _range((0, 0), (3, 0)), "utf-16"))
     assert where_range_is("a\nb", _range((1, 0), (0, 0)), "utf-16") == "it ends before it starts"
 
