@@ -17,9 +17,11 @@ from pytest_lsp import client_capabilities
 
 from lsp_edit.server import startup
 from lsp_edit.server.app import create_server
+from lsp_edit.server.messages import AnsweringProtocol
 from lsp_edit.server.startup import (
     Incoming,
     WithoutSecondAnswer,
+    early_answer,
     frame,
     initialize_result,
     read_message,
@@ -42,6 +44,66 @@ def test_the_early_answer_to_initialize_is_the_servers_own(client: str) -> None:
     params = types.InitializeParams(capabilities=client_capabilities(client), root_uri=None)
     as_json = default_converter().unstructure(params)
     assert initialize_result(as_json) == _pygls_answer(params)
+
+
+def _answers_in_process(message: Any) -> list[Any]:
+    """What the server (pygls, past the early answer) answers to `message`."""
+    out = io.BytesIO()
+    protocol = create_server().protocol
+    assert isinstance(protocol, AnsweringProtocol)
+    protocol.set_writer(out)  # type: ignore[arg-type]
+    protocol.receive(json.dumps(message).encode("utf-8"))
+    frames = out.getvalue().split(b"Content-Length")[1:]
+    return [json.loads(data.partition(b"\r\n\r\n")[2]) for data in frames]
+
+
+@pytest.mark.parametrize(
+    "capabilities",
+    [
+        {"general": {"positionEncodings": [5, {"x": 1}, "utf-8"]}},
+        {"general": {"positionEncodings": "utf-8"}},
+        {"general": [], "textDocument": {"hover": {"contentFormat": 7}}},
+        {"workspace": {"workspaceEdit": {"documentChanges": "yes"}}, "window": 3},
+    ],
+)
+def test_the_early_answer_is_the_servers_own_for_capabilities_it_cannot_read(
+    capabilities: dict[str, Any],
+) -> None:
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"processId": "x", "capabilities": capabilities},
+    }
+    early = early_answer(message)
+    (answer,) = _answers_in_process(message)
+    assert early is not None
+    assert early["id"] == answer["id"]
+    # The same capabilities (pygls' wire answer leaves out the members that are false).
+    assert _without_false(early["result"]) == _without_false(answer["result"])
+
+
+def _without_false(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_false(v) for k, v in value.items() if v is not False}
+    return value
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": [1]},
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": 5}},
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize"},
+        {"jsonrpc": "2.0", "id": [1], "method": "initialize", "params": {"capabilities": {}}},
+        {"jsonrpc": "1", "id": 1, "method": "initialize", "params": {"capabilities": {}}},
+    ],
+)
+def test_an_initialize_the_server_refuses_gets_no_early_answer(message: dict[str, Any]) -> None:
+    assert early_answer(message) is None
+    (answer,) = _answers_in_process(message)
+    assert answer["error"]["code"] in (-32600, -32602)
 
 
 def test_the_bytes_read_past_the_first_message_are_handed_on(

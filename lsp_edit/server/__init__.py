@@ -7,7 +7,9 @@ change the user reviews (docs/protocol.md).
 client's capabilities, `editor` holds what the handlers share, and `app` holds the
 handlers, which only call these. `ask` is `lspEdit.ask`, which asks the model and
 streams its reply into a reply document through `reply_writer`. `startup` answers
-`initialize` before they load, and `stdio` reads the client's messages in chunks.
+`initialize` before they load, `stdio` reads the client's messages in chunks,
+`frames` cuts them into bodies, and `messages` checks each against the protocol and
+answers every request it cannot hand on.
 """
 
 from __future__ import annotations
@@ -30,25 +32,20 @@ def serve(
     root.setLevel(log_level.upper())
     if tcp is not None:
         from lsp_edit.server.app import create_server
+        from lsp_edit.server.stdio import serve_tcp
 
-        create_server().start_tcp(*tcp)
+        serve_tcp(create_server(), *tcp)
         return
     from lsp_edit.server import startup
 
     incoming, stdout = startup.Incoming(sys.stdin.fileno()), sys.stdout.buffer
     first, message = startup.read_message(incoming)
     answered = None
-    if message is not None and message.get("method") == "initialize" and "id" in message:
-        given = message.get("params")
-        params = given if isinstance(given, dict) else {}
-        answer = {
-            "jsonrpc": "2.0",
-            "id": message["id"],
-            "result": startup.initialize_result(params),
-        }
+    answer = startup.early_answer(message)
+    if answer is not None:
         stdout.write(startup.frame(answer))
         stdout.flush()
-        answered = message["id"]
+        answered = answer["id"]
     from lsp_edit.server.app import create_server  # the slow imports, after the answer
     from lsp_edit.server.stdio import serve_stdio
 

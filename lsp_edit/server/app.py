@@ -10,7 +10,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import lsp_method
 from pygls.uris import to_fs_path
 
 from lsp_edit import VERSION
@@ -24,6 +24,7 @@ from lsp_edit.server.agents import Agents
 from lsp_edit.server.ask import register_ask
 from lsp_edit.server.editor import PROPOSED_SCHEME, Editor
 from lsp_edit.server.edits import CannotEdit
+from lsp_edit.server.messages import AnsweringProtocol, strict_converter
 from lsp_edit.server.params import Arguments, bad
 from lsp_edit.server.settings import MODES, read_settings
 from lsp_edit.server.store import NotAccepted, PendingChange
@@ -33,9 +34,10 @@ from lsp_edit.text import Text
 log = logging.getLogger(__name__)
 
 
-class _Protocol(LanguageServerProtocol):
-    """pygls' protocol, with the `lsp-edit-proposed:` documents (LSP 3.18
-    `workspace/textDocumentContent`, which its capability builder does not know), and
+class _Protocol(AnsweringProtocol):
+    """pygls' protocol that answers every request (`messages`), with the
+    `lsp-edit-proposed:` documents (LSP 3.18 `workspace/textDocumentContent`, which
+    its capability builder does not know), and
     without pygls' own copy of each document: lsp-edit keeps its own, edited in
     place, where pygls splits the whole text again on every change (which makes a
     reply streamed into a document quadratic)."""
@@ -76,7 +78,9 @@ class _Protocol(LanguageServerProtocol):
 
 def create_server() -> LanguageServer:
     """A new server with every handler registered (one per test, or one per process)."""
-    server = LanguageServer("lsp-edit", VERSION, protocol_cls=_Protocol)
+    server = LanguageServer(
+        "lsp-edit", VERSION, protocol_cls=_Protocol, converter_factory=strict_converter
+    )
     editor = Editor(server)
     _register_lifecycle(server, editor, Agents(editor))
     _register_documents(server, editor)

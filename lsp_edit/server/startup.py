@@ -40,11 +40,29 @@ _ENCODINGS = ("utf-8", "utf-16", "utf-32")
 CHUNK = 1 << 16  # bytes read from stdin at a time
 
 
+def early_answer(message: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The answer to the first message when it is an `initialize` the server would
+    accept, else None (pygls answers it then, an error included). What it accepts
+    is `lsp_edit.server.messages`' rule: params and capabilities that are objects;
+    any member in them that cannot be read is left out."""
+    if message is None or message.get("method") != "initialize":
+        return None
+    msg_id, params = message.get("id"), message.get("params")
+    valid_id = isinstance(msg_id, str) or (isinstance(msg_id, int) and not isinstance(msg_id, bool))
+    if message.get("jsonrpc") != "2.0" or not valid_id or not isinstance(params, dict):
+        return None
+    if not isinstance(params.get("capabilities"), dict):
+        return None
+    return {"jsonrpc": "2.0", "id": msg_id, "result": initialize_result(params)}
+
+
 def initialize_result(params: dict[str, Any]) -> dict[str, Any]:
     """The server's answer to `initialize`, as JSON."""
-    general = (params.get("capabilities") or {}).get("general") or {}
-    offered = general.get("positionEncodings") or []
-    encoding = next((e for e in offered if e in _ENCODINGS), "utf-16")
+    general = params["capabilities"].get("general")
+    offered = general.get("positionEncodings") if isinstance(general, dict) else None
+    if not isinstance(offered, list):
+        offered = []
+    encoding = next((e for e in offered if isinstance(e, str) and e in _ENCODINGS), "utf-16")
     return {
         "capabilities": {
             "positionEncoding": encoding,

@@ -1,4 +1,4 @@
-"""The client's messages on stdin, read in chunks.
+"""The client's messages on stdin, read in chunks (and on a TCP socket).
 
 pygls reads stdin through its thread pool one header line and one body at a time:
 four hand-offs between threads for every message, which cost more than all the
@@ -12,14 +12,17 @@ without leaving the event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from pygls.io_ import StdoutWriter, run_async
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
+from lsp_edit.server.frames import read_messages
+from lsp_edit.server.messages import AnsweringProtocol
 from lsp_edit.server.startup import Incoming, WithoutSecondAnswer
 
 log = logging.getLogger(__name__)
@@ -57,13 +60,32 @@ async def _read_messages(
         threading.Thread(
             target=_feed, args=(incoming, reader, loop), name="stdin", daemon=True
         ).start()
-    await run_async(
-        stop_event=stop,
-        reader=reader,
-        protocol=server.protocol,
-        logger=log,
-        error_handler=server.report_server_error,
-    )
+    await read_messages(reader, _protocol_of(server), stop)
+
+
+def serve_tcp(server: LanguageServer, host: str, port: int) -> None:
+    """Runs `server` for the clients that connect to `host:port`, one at a time, as
+    pygls' `start_tcp` does, with the same reading as on stdio."""
+    stop = server._stop_event = threading.Event()
+
+    async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        server.protocol.set_writer(writer)
+        await read_messages(reader, _protocol_of(server), stop)
+        server.shutdown()  # type: ignore[no-untyped-call]
+
+    async def listen() -> None:
+        server._server = await asyncio.start_server(connected, host, port)
+        async with server._server:
+            await server._server.serve_forever()
+
+    with contextlib.suppress(asyncio.CancelledError):
+        asyncio.run(listen())
+
+
+def _protocol_of(server: LanguageServer) -> AnsweringProtocol:
+    protocol = server.protocol
+    assert isinstance(protocol, AnsweringProtocol)
+    return protocol
 
 
 def _feed(
