@@ -46,7 +46,7 @@ def test_the_neovim_page_lists_every_command_and_default_key() -> None:
     source = CONFIG.read_text()
     doc = DOC.read_text().split("## The file")[0]
     commands = re.findall(r"command\('(LspEdit\w+)'", source)
-    assert len(commands) == 10
+    assert len(commands) == 11
     for command in commands:
         assert f"`:{command}" in doc or f"LspEdit{command[7:]}" in doc, command
     block = source.split("  keys = {\n", 1)[1].split("  },", 1)[0]
