@@ -1,239 +1,324 @@
-"""The edit operations as tools a model calls: their schemas, each call as the block
-it stands for, and what goes back to the model about it. No LSP types here.
+"""The tools lsp-edit offers a model, defined once: names, descriptions written for
+the model that calls them, and JSON schemas of their arguments.
 
-One definition for every front door that offers tools: `lspEdit.ask` offers them to
-the model it asks, and an MCP server offers the same ones to an agent. A call
-becomes the reply text of its block (`call_as_block`): a ```` ```json ```` operation
-(`chunk_diff`, `delete_lines`, `insert_lines`, docs/formats.md) or an AST path fence
-(`ast_path_edit`), which the parser reads like any block a model writes, so a call
-becomes a pending change exactly as a block does. `tool_result` is the answer sent
-back for it: pending review, applied, or refused with the reason.
+`lsp-edit mcp` serves every one of them to an agent (docs/mcp.md); `lspEdit.ask`
+offers the editing ones its session's edit mode accepts to the model it asks
+(docs/ask.md, `lsp_edit.blocks.tool_calls.tools_for_mode`). A call of an editing tool
+becomes the blocks it stands for in `lsp_edit.blocks.tool_calls`.
+
+Plain data and words, with no MCP, LSP or HTTP types: `lsp_edit.mcp.stdio` turns them
+into the SDK's, the providers into a chat request's.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from lsp_edit.values import field, value
-
-CHUNK_DIFF = "chunk_diff"
-DELETE_LINES = "delete_lines"
-INSERT_LINES = "insert_lines"
-AST_PATH_EDIT = "ast_path_edit"
-AST_ACTIONS = ("replace", "before", "after", "remove")
+from lsp_edit.values import value
 
 
 @value
 class Tool:
-    """A tool: its name, what it does, and its arguments as a JSON Schema object."""
+    """A tool: `schema` is the JSON schema of its arguments; a `read_only` one
+    changes no file."""
 
     name: str
+    title: str
     description: str
-    parameters: Mapping[str, Any] = field(compare=False)
+    schema: dict[str, Any]
+    read_only: bool = False
 
 
-@value
-class ToolRefusal:
-    """A call that stands for no block (its arguments are not a JSON object, the tool
-    is unknown...), with the reason the model reads."""
-
-    message: str
-
-
-_LINES = {
-    "description": "Lines of the file, indentation included: a string, or a list of lines",
-    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
-}
 _PATH = {
     "type": "string",
-    "description": "The file's path, relative to the workspace folder",
+    "description": "The file, relative to the workspace root, e.g. `src/shop/cart.py`.",
 }
+_AST_PATH = {
+    "type": "string",
+    "description": "The symbol's AST path: the names of its enclosing definitions and its "
+    "own, outermost first, joined by `-`, e.g. `Cart-total` for method `total` of class "
+    "`Cart`, `parse_args` for a top-level function, as a file's symbols list them (the "
+    "`symbols` tool, or the outline sent with the file).",
+}
+_CONTENT = {
+    "type": "string",
+    "description": "The code, as it should read in the file. Indentation is adjusted to "
+    "the symbol's own.",
+}
+_WAIT = {
+    "type": "boolean",
+    "description": "When the edit goes to the user's review in their editor: true waits "
+    "until the user accepted or rejected every change of this call and returns their "
+    "decision; false returns at once, saying which changes are pending. Default: false, "
+    "unless the server was started to wait. Ignored when the edit is written to disk.",
+}
+_LINES = {"type": "array", "items": {"type": "string"}}
+_NUMBERED = "`read` numbers a file's lines, or as the file was sent to you numbered"
+
+
+def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+_RESULT = (
+    " Returns what happened to the change, in the words of a review summary: applied (or "
+    "pending review in the user's editor, with its id), or not applied and why (the symbol "
+    "does not exist, the path names several symbols, ...), so you can correct the call."
+)
+
+_ROUTES = (
+    "Edits go to the user's review when their editor runs lsp-edit for this workspace: each "
+    "becomes a pending change the user accepts or rejects. Otherwise they are written to "
+    "disk, all or nothing."
+)
+
+# The arguments of replacing a symbol and of inserting code next to it
+_SYMBOL_EDIT = _object(
+    {"path": _PATH, "ast_path": _AST_PATH, "content": _CONTENT, "wait": _WAIT},
+    ["path", "ast_path", "content"],
+)
 
 TOOLS: tuple[Tool, ...] = (
     Tool(
-        CHUNK_DIFF,
-        "Edit lines inside one definition (function, method, class), found by its AST path "
-        "or by a line inside it. Each chunk gives the exact old lines, the new lines, and a "
-        "few unchanged lines around them; chunks apply together or not at all.",
-        {
-            "type": "object",
-            "properties": {
+        "symbols",
+        "List a file's symbols",
+        "List the symbols of a source file: each class, function, method, etc. with its AST "
+        "path, kind and 1-based line range (first and last line, inclusive). Call this before "
+        "editing a file, to address code by symbol instead of reading the whole file. Supports "
+        "Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, C# and Ruby.",
+        _object({"path": _PATH}, ["path"]),
+        read_only=True,
+    ),
+    Tool(
+        "read",
+        "Read a symbol or lines",
+        "Read the lines of one symbol (give `ast_path`) or of a line range (give `start_line` "
+        "and `end_line`, 1-based, inclusive), each line prefixed with its 1-based line number "
+        "and a tab. With neither, reads the file from its start (at most 2,000 lines per "
+        "call). Line numbers are those `delete_lines` and `insert_lines` take; the prefixes "
+        "are not part of the code.",
+        _object(
+            {
                 "path": _PATH,
-                "symbol": {
-                    "type": "string",
-                    "description": "The definition's AST path: enclosing names joined by '-', "
-                    "outermost first (Client-chat)",
-                },
-                "line": {"type": "integer", "description": "A 1-based line inside it"},
+                "ast_path": _AST_PATH,
+                "start_line": {"type": "integer", "minimum": 1, "description": "First line."},
+                "end_line": {"type": "integer", "minimum": 1, "description": "Last line."},
+            },
+            ["path"],
+        ),
+        read_only=True,
+    ),
+    Tool(
+        "replace_symbol",
+        "Replace a symbol",
+        "Replace a whole symbol (function, method, class, ...) with new code: `content` is "
+        "its complete new definition, from its first line (decorators, doc comment, signature) "
+        "to its last. Give a comment or decorator in `content` to replace the old ones; "
+        "without them the old ones are kept. " + _ROUTES + _RESULT,
+        _SYMBOL_EDIT,
+    ),
+    Tool(
+        "insert_before_symbol",
+        "Insert code before a symbol",
+        "Insert new code (one or more definitions, or other lines) right before a symbol, "
+        "separated from it as the file separates definitions. " + _ROUTES + _RESULT,
+        _SYMBOL_EDIT,
+    ),
+    Tool(
+        "insert_after_symbol",
+        "Insert code after a symbol",
+        "Insert new code (one or more definitions) right after a symbol, e.g. a new method "
+        "after `Cart-add`, separated from it as the file separates definitions. "
+        + _ROUTES
+        + _RESULT,
+        _SYMBOL_EDIT,
+    ),
+    Tool(
+        "remove_symbol",
+        "Remove a symbol",
+        "Remove a symbol with its decorators and the comments attached above it. "
+        + _ROUTES
+        + _RESULT,
+        _object({"path": _PATH, "ast_path": _AST_PATH, "wait": _WAIT}, ["path", "ast_path"]),
+    ),
+    Tool(
+        "chunk_diff",
+        "Edit inside a symbol",
+        "Change a few lines inside one symbol without rewriting it: each chunk gives "
+        "`old_lines` (the lines to replace, exactly as they are), `new_lines` (what replaces "
+        "them; empty to delete) and a line or two of unchanged `context_before` / "
+        "`context_after` so the place is unique. Lines carry no line endings; trailing "
+        "whitespace is ignored when comparing. All chunks apply, or none. A chunk that fits "
+        "nowhere, or at several places, is refused with the lines that differ. "
+        + _ROUTES
+        + _RESULT,
+        _object(
+            {
+                "path": _PATH,
+                "ast_path": _AST_PATH,
                 "chunks": {
                     "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "context_before": _LINES,
-                            "old_lines": _LINES,
-                            "new_lines": _LINES,
-                            "context_after": _LINES,
+                    "minItems": 1,
+                    "items": _object(
+                        {
+                            "context_before": {
+                                **_LINES,
+                                "description": "Unchanged lines just above the change.",
+                            },
+                            "old_lines": {
+                                **_LINES,
+                                "description": "The lines replaced (empty: an insertion).",
+                            },
+                            "new_lines": {
+                                **_LINES,
+                                "description": "The lines that replace them (empty: a deletion).",
+                            },
+                            "context_after": {
+                                **_LINES,
+                                "description": "Unchanged lines just below the change.",
+                            },
                         },
-                        "required": ["old_lines", "new_lines"],
-                    },
+                        ["old_lines", "new_lines"],
+                    ),
                 },
+                "wait": _WAIT,
             },
-            "required": ["path", "chunks"],
-        },
+            ["path", "ast_path", "chunks"],
+        ),
     ),
     Tool(
-        DELETE_LINES,
-        "Delete lines start_line..end_line (1-based, inclusive) of a file, as numbered in the "
-        "file you were shown.",
-        {
-            "type": "object",
-            "properties": {
+        "delete_lines",
+        "Delete lines",
+        "Delete whole lines `start_line` to `end_line` (1-based, inclusive), numbered as "
+        + _NUMBERED
+        + ". To replace lines, delete them, then `insert_lines` before the line "
+        "that followed them. " + _ROUTES + _RESULT,
+        _object(
+            {
                 "path": _PATH,
-                "start_line": {"type": "integer"},
-                "end_line": {"type": "integer"},
+                "start_line": {"type": "integer", "minimum": 1},
+                "end_line": {"type": "integer", "minimum": 1},
+                "wait": _WAIT,
             },
-            "required": ["path", "start_line", "end_line"],
-        },
+            ["path", "start_line", "end_line"],
+        ),
     ),
     Tool(
-        INSERT_LINES,
-        "Insert text before or after line `line` (1-based) of a file, as numbered in the file "
-        "you were shown. End `content` with a newline to insert whole lines.",
-        {
-            "type": "object",
-            "properties": {
+        "insert_lines",
+        "Insert lines",
+        "Insert whole lines before or after line `line` (1-based, numbered as "
+        + _NUMBERED
+        + "). `content` is the lines to insert, each ending with a newline. In an empty file use "
+        "line 1. " + _ROUTES + _RESULT,
+        _object(
+            {
                 "path": _PATH,
-                "line": {"type": "integer"},
+                "line": {"type": "integer", "minimum": 1},
                 "position": {"type": "string", "enum": ["before", "after"]},
-                "content": {"type": "string"},
+                "content": {"type": "string", "description": "The lines to insert."},
+                "wait": _WAIT,
             },
-            "required": ["path", "line", "position", "content"],
-        },
+            ["path", "line", "position", "content"],
+        ),
     ),
     Tool(
-        AST_PATH_EDIT,
-        "Replace a whole definition found by its AST path (enclosing names joined by '-', "
-        "outermost first: Client-chat), insert new code before or after it, or remove it.",
-        {
-            "type": "object",
-            "properties": {
-                "path": _PATH,
-                "symbol": {"type": "string", "description": "The AST path: Client-chat"},
-                "action": {"type": "string", "enum": list(AST_ACTIONS)},
-                "content": {
+        "propose_reply",
+        "Propose edits written as a reply",
+        "Apply the edit blocks of a reply written as text: SEARCH/REPLACE blocks, fenced "
+        "blocks addressed by AST path (```python:Cart-total) or line range (```python:12:15), "
+        "whole files, unified diffs, V4A patches (*** Begin Patch) or JSON operations, any "
+        "number, in any order, each after the path of its file on its own line. Use it for "
+        "several edits at once, new files, or formats the other tools do not cover. "
+        + _ROUTES
+        + " Returns what happened to each block, in a review summary's words.",
+        _object(
+            {
+                "text": {"type": "string", "description": "The reply holding the edit blocks."},
+                "path": {
                     "type": "string",
-                    "description": "The new definition (replace) or the code to insert; "
-                    "empty to remove",
+                    "description": "The file blocks that name no file go to (optional).",
                 },
+                "mode": {
+                    "type": "string",
+                    "enum": ["auto", "ast_path", "line_numbers", "complete_file"],
+                    "description": "How fenced blocks are read (default: the server's, auto).",
+                },
+                "wait": _WAIT,
             },
-            "required": ["path", "symbol", "action"],
-        },
+            ["text"],
+        ),
+    ),
+    Tool(
+        "instructions",
+        "How to write edit blocks",
+        "The instructions for writing the edit blocks `propose_reply` reads, for one edit "
+        "mode: `ast_path` (fenced blocks addressed by symbol), `line_numbers` (by line "
+        "range) or `complete_file` (whole files).",
+        _object(
+            {
+                "mode": {
+                    "type": "string",
+                    "enum": ["auto", "ast_path", "line_numbers", "complete_file"],
+                    "description": "The edit mode (default ast_path).",
+                }
+            },
+            [],
+        ),
+        read_only=True,
+    ),
+    Tool(
+        "review_status",
+        "Where proposed changes stand",
+        "Where the changes you proposed for the user's review stand: pending, accepted "
+        "(applied), rejected, or stale (the user changed the lines meanwhile; propose it "
+        "again), with a review summary. Without `ids`, every change this server proposed.",
+        _object(
+            {"ids": {**_LINES, "description": "Change ids, as the edit tools returned them."}},
+            [],
+        ),
+        read_only=True,
     ),
 )
 
-
-def tools_for_mode(mode: str) -> tuple[Tool, ...]:
-    """The tools a session in this edit mode may use: AST path edits only where AST
-    paths are allowed (a session does not mix formats)."""
-    if mode in ("auto", "ast_path"):
-        return TOOLS
-    return tuple(t for t in TOOLS if t.name != AST_PATH_EDIT)
-
-
-def call_as_block(name: str, arguments: str | Mapping[str, Any]) -> str | ToolRefusal:
-    """The reply text a call stands for, ending in a newline: the block lsp-edit's
-    parser reads as this edit."""
-    known = {t.name for t in TOOLS}
-    if name not in known:
-        return ToolRefusal(f"Unknown tool {name!r}; the tools are {', '.join(sorted(known))}.")
-    if isinstance(arguments, str):
-        try:
-            loaded = json.loads(arguments) if arguments.strip() else {}
-        except ValueError as error:
-            return ToolRefusal(f"The arguments of {name} are not valid JSON: {error}.")
-    else:
-        loaded = dict(arguments)
-    if not isinstance(loaded, dict):
-        return ToolRefusal(f"The arguments of {name} must be a JSON object.")
-    if name == AST_PATH_EDIT:
-        return _ast_path_block(loaded)
-    operation = {"op": name, **{k: v for k, v in loaded.items() if k != "op"}}
-    return "```json\n" + json.dumps(operation, indent=2, ensure_ascii=False) + "\n```\n"
+SERVER_INSTRUCTIONS = (
+    "lsp-edit edits source files by symbol. Call `symbols` to list a file's symbols (AST "
+    "paths such as `Cart-total`), `read` to read one, then `replace_symbol`, "
+    "`insert_before_symbol`, `insert_after_symbol`, `remove_symbol` or `chunk_diff` to "
+    "change it; `delete_lines` and `insert_lines` for lines; `propose_reply` for several "
+    "edits written as text. Paths are relative to the workspace root. When the user's editor "
+    "runs lsp-edit, edits become pending changes the user accepts or rejects there: a "
+    "result says which are pending, and `review_status` (or `wait: true`) tells their "
+    "decision. A refused edit says why; correct it and call again."
+)
 
 
-def _ast_path_block(arguments: dict[str, Any]) -> str | ToolRefusal:
-    from lsp_edit.symbols import language_for
-
-    path, symbol = arguments.get("path"), arguments.get("symbol")
-    action = arguments.get("action", "replace")
-    content = arguments.get("content", "")
-    if not isinstance(path, str) or not path.strip():
-        return ToolRefusal(f'{AST_PATH_EDIT} needs "path", the file to edit.')
-    if not isinstance(symbol, str) or not symbol.strip() or any(c.isspace() for c in symbol):
-        return ToolRefusal(f'{AST_PATH_EDIT} needs "symbol", an AST path such as Client-chat.')
-    if action not in AST_ACTIONS:
-        return ToolRefusal(f'{AST_PATH_EDIT}: "action" must be one of {", ".join(AST_ACTIONS)}.')
-    if not isinstance(content, str):
-        return ToolRefusal(f'{AST_PATH_EDIT}: "content" must be a string.')
-    language = language_for(path.strip())
-    if language is None:
-        return ToolRefusal(
-            f"{AST_PATH_EDIT} works on source files of a supported language; {path} is not one."
-        )
-    tag = f"{language}:{symbol.strip()}" + ("" if action == "replace" else f":{action}")
-    lines = content.splitlines() if action != "remove" else []
-    fence = "`" * max(3, 1 + _longest_fence(lines))
-    body = "".join(line + "\n" for line in lines)
-    return f"{path.strip()}\n{fence}{tag}\n{body}{fence}\n"
+# --- what an editing call's result says of the user's review ------------------------------
+# (the rest of a result is a review summary's words: `lsp-edit apply`'s, or the editor's)
 
 
-def _longest_fence(lines: Sequence[str]) -> int:
-    longest = 0
-    for line in lines:
-        stripped = line.lstrip()
-        run = len(stripped) - len(stripped.lstrip("`"))
-        longest = max(longest, run)
-    return longest
+def pending_note(pending: Sequence[tuple[str, str]], told_by: str) -> str:
+    """The line after a summary whose changes wait for the user's review: each change
+    as (id, description); `told_by` is how the model learns the user's decision."""
+    return (
+        f"Pending in the user's editor: {_changes(pending)}. The user accepts or rejects "
+        f"each there; {told_by} tells what they decided."
+    )
 
 
-@value
-class ToolOutcome:
-    """What became of one change a call made: its state (`pending`, `applied`,
-    `failed`, `rejected`...), the file, its lines (1-based, inclusive) and why it
-    failed."""
-
-    status: str
-    description: str
-    file: str | None = None
-    lines: tuple[int, int] | None = None
-    message: str | None = None
-    change_id: str | None = None
+def undecided_note(pending: Sequence[tuple[str, str]], timeout: float, told_by: str) -> str:
+    """The line before the summary of a call that waited for the user's decision in vain."""
+    return (
+        f"The user has not decided on {_changes(pending)} within {timeout:g} s; {told_by} "
+        "tells what they decide."
+    )
 
 
-def tool_result(outcomes: Sequence[ToolOutcome] | ToolRefusal) -> str:
-    """The tool message for a call: what the model reads about its edit."""
-    if isinstance(outcomes, ToolRefusal):
-        return f"refused: {outcomes.message}"
-    if not outcomes:
-        return "refused: the call made no edit."
-    return "\n".join(_one_result(o) for o in outcomes)
-
-
-def _one_result(outcome: ToolOutcome) -> str:
-    where = f" in {outcome.file}" if outcome.file else ""
-    if outcome.lines is not None:
-        where += f" (lines {outcome.lines[0]}-{outcome.lines[1]})"
-    if outcome.status == "pending":
-        return (
-            f"pending: {outcome.description}{where} waits for the user's review; it is not "
-            "applied yet, so do not send it again."
-        )
-    if outcome.status == "applied":
-        return f"applied: {outcome.description}{where}."
-    if outcome.status == "rejected":
-        return f"rejected by the user: {outcome.description}{where}."
-    reason = outcome.message or "no reason given"
-    return f"refused: {outcome.description}{where}: {reason}"
+def _changes(changes: Sequence[tuple[str, str]]) -> str:
+    one = "change" if len(changes) == 1 else "changes"
+    return f"{one} " + ", ".join(f"{change_id} ({described})" for change_id, described in changes)

@@ -4,11 +4,11 @@ the history read back from it, and the request built from both."""
 from __future__ import annotations
 
 from lsp_edit.blocks import parse_reply
+from lsp_edit.blocks.tool_calls import tools_for_mode
 from lsp_edit.conversation import Turn, assistant_turn, note, read_history, user_turn
 from lsp_edit.instructions import instructions
 from lsp_edit.prompt import Ask, ContextFile, Selection, build_request, user_words
 from lsp_edit.text import Text
-from lsp_edit.tools import TOOLS
 
 CART = "class Cart:\n    def add(self, item):\n        self.items.append(item)\n"
 REPLY = (
@@ -84,7 +84,7 @@ def test_the_request_carries_the_modes_instructions_history_files_and_prompt() -
         files=(cart(),),
         history=(Turn("user", "Hello."), Turn("assistant", "Hi.")),
         summary="File 'shop/cart.py' has been updated. It now has 3 lines.",
-        tools=TOOLS,
+        tools=tools_for_mode("ast_path"),
     )
     request = build_request("coder", ask)
     system, first, second, user = request.messages
@@ -103,7 +103,7 @@ def test_the_request_carries_the_modes_instructions_history_files_and_prompt() -
     assert "The AST paths in shop/cart.py (kind, lines):\n- Cart (class, 1-3)\n" in user.content
     assert "- Cart-add (method, 2-3)" in user.content
     assert user.content.endswith("\n\nSkip duplicates.")
-    assert request.tools == TOOLS
+    assert request.tools == tools_for_mode("ast_path")
 
 
 def test_line_number_mode_numbers_the_file_and_the_selection() -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from lsp_edit.blocks.tool_calls import tools_for_mode
 from lsp_edit.providers import (
     ChatMessage,
     ChatRequest,
@@ -22,8 +23,9 @@ from lsp_edit.providers import (
     Usage,
     provider_for,
 )
-from lsp_edit.tools import TOOLS
 from tests.llm_server import FakeModel, Refusal, Reply
+
+TOOLS = tools_for_mode("ast_path")
 
 APIS = ("openai", "ollama")
 REQUEST = ChatRequest(
@@ -83,13 +85,15 @@ async def test_the_request_carries_the_messages_and_the_tools(model: FakeModel, 
         {"role": "system", "content": "Write blocks."},
         {"role": "user", "content": "Fix the cart."},
     ]
-    names = [t["function"]["name"] for t in body["tools"]]
-    assert names == ["chunk_diff", "delete_lines", "insert_lines", "ast_path_edit"]
-    assert body["tools"][1]["function"]["parameters"]["required"] == [
+    functions = {t["function"]["name"]: t["function"] for t in body["tools"]}
+    assert list(functions) == [t.name for t in TOOLS]
+    assert {t["type"] for t in body["tools"]} == {"function"}
+    assert functions["delete_lines"]["parameters"]["required"] == [
         "path",
         "start_line",
         "end_line",
     ]
+    assert functions["delete_lines"]["description"].startswith("Delete whole lines")
 
 
 @pytest.mark.parametrize("api", APIS)

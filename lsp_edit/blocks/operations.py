@@ -229,6 +229,37 @@ def _insert_lines(op: dict[str, object], where: ReplySpan) -> ReplyItem | _Bad:
     return InsertLines(where, path, line, position, content)
 
 
+def operation_value(item: ChunkDiff | DeleteLines | InsertLines) -> dict[str, object]:
+    """An operation as JSON holds it: the value `operations_from_value` reads back
+    as `item`."""
+    written: dict[str, object] = {"op": _NAMES[type(item)]}
+    if item.path is not None:
+        written["path"] = item.path
+    if isinstance(item, DeleteLines):
+        written.update(start_line=item.start_line, end_line=item.end_line)
+    elif isinstance(item, InsertLines):
+        written.update(line=item.line, position=item.position, content=item.content)
+    else:
+        optional = (("symbol", item.symbol), ("line", item.line), ("column", item.column))
+        written.update((key, given) for key, given in optional if given is not None)
+        written["chunks"] = [_chunk_value(chunk) for chunk in item.chunks]
+    return written
+
+
+def _chunk_value(chunk: Chunk) -> dict[str, list[str]]:
+    written = {"context_before": list(chunk.context_before)} if chunk.context_before else {}
+    written.update(old_lines=list(chunk.old_lines), new_lines=list(chunk.new_lines))
+    if chunk.context_after:
+        written["context_after"] = list(chunk.context_after)
+    return written
+
+
+_NAMES: dict[type, str] = {
+    ChunkDiff: "chunk_diff",
+    DeleteLines: "delete_lines",
+    InsertLines: "insert_lines",
+}
+
 _READERS: dict[str, Callable[[dict[str, object], ReplySpan], ReplyItem | _Bad]] = {
     "chunk_diff": _chunk_diff,
     "delete_lines": _delete_lines,

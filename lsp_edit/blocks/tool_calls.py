@@ -1,4 +1,6 @@
-"""Edit blocks from the tool calls of an agent (`lsp-edit mcp`, docs/mcp.md).
+"""Edit blocks from the tool calls of a model: an agent's over `lsp-edit mcp`
+(docs/mcp.md), or the model `lspEdit.ask` asks (docs/ask.md). The tools themselves
+are `lsp_edit.tools`.
 
 Each editing tool is one of the blocks a reply can hold, so a tool call is placed,
 refused and summarised exactly as the same edit written in a reply:
@@ -11,19 +13,31 @@ refused and summarised exactly as the same edit written in a reply:
 
 Arguments are checked here, shape and type only; whether a symbol or a line exists
 is checked when the block is placed. A bad call is a `BadCall` that says what to
-send instead, in words for the model that made it.
+send instead, in words for the model that made it. `call_text` writes a call's
+blocks as reply text (what a reply document shows of a call), which the parser
+reads back as the same blocks.
 """
 
 from __future__ import annotations
 
 from lsp_edit.blocks.fence import TagError, parse_fence_tag
-from lsp_edit.blocks.model import AstTarget, FencedEdit, ParseProblem, ReplyItem, ReplySpan
+from lsp_edit.blocks.model import (
+    AstTarget,
+    ChunkDiff,
+    DeleteLines,
+    FencedEdit,
+    InsertLines,
+    ParseProblem,
+    ReplyItem,
+    ReplySpan,
+)
 from lsp_edit.text import split_content
-from lsp_edit.values import value
+from lsp_edit.tools import TOOLS, Tool
+from lsp_edit.values import replace, value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing `typing` at every start
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
 MODES = ("auto", "ast_path", "line_numbers", "complete_file")
 
@@ -34,33 +48,42 @@ SYMBOL_ACTIONS = {
     "insert_after_symbol": "after",
     "remove_symbol": "remove",
 }
-OPERATION_TOOLS = ("chunk_diff", "delete_lines", "insert_lines")
 
-# The arguments each editing tool takes (`wait` is read by the caller, not here)
+# The arguments each editing tool takes, as its schema names them
 ARGUMENTS: dict[str, tuple[str, ...]] = {
-    "replace_symbol": ("path", "ast_path", "content", "wait"),
-    "insert_before_symbol": ("path", "ast_path", "content", "wait"),
-    "insert_after_symbol": ("path", "ast_path", "content", "wait"),
-    "remove_symbol": ("path", "ast_path", "wait"),
-    "chunk_diff": ("path", "ast_path", "chunks", "wait"),
-    "delete_lines": ("path", "start_line", "end_line", "wait"),
-    "insert_lines": ("path", "line", "position", "content", "wait"),
-    "propose_reply": ("text", "path", "mode", "wait"),
+    tool.name: tuple(tool.schema["properties"]) for tool in TOOLS if not tool.read_only
 }
 EDIT_TOOLS = tuple(ARGUMENTS)
+
+
+def tools_for_mode(mode: str) -> tuple[Tool, ...]:
+    """The editing tools a model asked from the editor is offered in a session of
+    this edit mode: the AST path edits only where the mode accepts their blocks
+    (`auto`, `ast_path`: a session does not mix formats), and no `propose_reply`
+    (the model writes its reply's blocks itself)."""
+    symbols = mode in ("auto", "ast_path")
+    return tuple(
+        tool
+        for tool in TOOLS
+        if tool.name in EDIT_TOOLS
+        and tool.name != "propose_reply"
+        and (symbols or tool.name not in SYMBOL_ACTIONS)
+    )
 
 
 @value
 class EditCall:
     """The blocks of one tool call, and how to place them: `target` is the file blocks
     that name none go to, `mode` the edit mode the call asks for (None: the server's),
-    `reply` the reply text of `propose_reply`."""
+    `reply` the reply text of `propose_reply`, `wait` whether the call waits for the
+    user's review (None: as the server is set)."""
 
     tool: str
     items: tuple[ReplyItem, ...]
     target: str | None = None
     mode: str | None = None
     reply: str | None = None
+    wait: bool | None = None
 
 
 @value
@@ -70,23 +93,71 @@ class BadCall:
     message: str
 
 
-def edit_call(tool: str, arguments: Mapping[str, object]) -> EditCall | BadCall:
-    """The blocks of a call of an editing tool (one of `EDIT_TOOLS`)."""
-    allowed = ARGUMENTS.get(tool)
+def edit_call(
+    tool: str, arguments: Mapping[str, object], tools: Sequence[str] = EDIT_TOOLS
+) -> EditCall | BadCall:
+    """The blocks of a call of an editing tool, one of `tools` (those offered)."""
+    allowed = ARGUMENTS.get(tool) if tool in tools else None
     if allowed is None:
-        return BadCall(f"`{tool}` is not an editing tool; use one of {', '.join(EDIT_TOOLS)}.")
+        instead = f"; use one of {', '.join(tools)}" if tools else ""
+        return BadCall(f"There is no editing tool `{tool}`{instead}.")
     unknown = sorted(set(arguments) - set(allowed))
     if unknown:
         names = ", ".join(f"`{name}`" for name in unknown)
         return BadCall(f"{tool}: unknown argument {names}; it takes {', '.join(allowed)}.")
+    wait = arguments.get("wait")
+    if wait is not None and not isinstance(wait, bool):
+        return BadCall(f"{tool}: `wait` must be true or false.")
     if tool == "propose_reply":
-        return _reply(arguments)
-    path = _text(tool, arguments, "path")
-    if isinstance(path, BadCall):
-        return path
-    if tool in SYMBOL_ACTIONS:
-        return _symbol_edit(tool, path, arguments)
-    return _operation(tool, path, arguments)
+        call = _reply(arguments)
+    else:
+        path = _text(tool, arguments, "path")
+        if isinstance(path, BadCall):
+            return path
+        call = (_symbol_edit if tool in SYMBOL_ACTIONS else _operation)(tool, path, arguments)
+    return call if isinstance(call, BadCall) else replace(call, wait=wait)
+
+
+def edit_call_from_json(tool: str, arguments: str, tools: Sequence[str]) -> EditCall | BadCall:
+    """The blocks of a call whose arguments are the JSON text a model wrote."""
+    from lsp_edit.blocks.operations import JsonError, load_json
+
+    loaded = load_json(arguments) if arguments.strip() else {}
+    if isinstance(loaded, JsonError):
+        return BadCall(f"{tool}: the arguments are not valid JSON ({loaded.message}).")
+    if not isinstance(loaded, dict):
+        return BadCall(f"{tool}: the arguments must be a JSON object, got {_kind(loaded)}.")
+    return edit_call(tool, loaded, tools)
+
+
+def call_text(call: EditCall) -> str:
+    """The reply text of a call's blocks, ending in a newline: what a reply document
+    shows of the call, and what the parser reads back as the same blocks."""
+    if call.reply is not None:
+        return call.reply if call.reply.endswith("\n") else call.reply + "\n"
+    return "".join(_block_text(item) for item in call.items)
+
+
+def _block_text(item: ReplyItem) -> str:
+    if isinstance(item, FencedEdit):
+        fence = "`" * max(3, 1 + max((_backticks(line) for line in item.content), default=0))
+        body = "".join(line + "\n" for line in item.content)
+        # in backticks, the line names the file whatever its name (spaces, no extension)
+        path = f"`{item.path}`" if item.path and "`" not in item.path else item.path
+        return f"{path}\n{fence}{item.tag}\n{body}{fence}\n"
+    assert isinstance(item, ChunkDiff | DeleteLines | InsertLines)
+    import json
+
+    from lsp_edit.blocks.operations import operation_value
+
+    written = json.dumps(operation_value(item), indent=2, ensure_ascii=False)
+    return f"```json\n{written}\n```\n"
+
+
+def _backticks(line: str) -> int:
+    """How many backticks a line starts with (after its indentation)."""
+    stripped = line.lstrip()
+    return len(stripped) - len(stripped.lstrip("`"))
 
 
 def _symbol_edit(tool: str, path: str, arguments: Mapping[str, object]) -> EditCall | BadCall:
@@ -150,7 +221,7 @@ def _operation(tool: str, path: str, arguments: Mapping[str, object]) -> EditCal
     (item,) = operations_from_value(operation, ReplySpan(1, 1))
     if isinstance(item, ParseProblem):
         # Say it in the tool's words: the JSON key `symbol` is its `ast_path`.
-        return BadCall(item.message.replace('"symbol"', "`ast_path`"))
+        return BadCall(_sentence(item.message.replace('"symbol"', "`ast_path`")))
     return EditCall(tool, (item,))
 
 
@@ -188,6 +259,10 @@ def _extension(path: str) -> str:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     stem, dot, extension = name.rpartition(".")
     return extension.lower() if dot and stem and extension else "text"
+
+
+def _sentence(message: str) -> str:
+    return message if message.endswith((".", "!", "?")) else message + "."
 
 
 def _kind(given: object) -> str:

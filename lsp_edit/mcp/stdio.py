@@ -18,7 +18,7 @@ from mcp.server.stdio import stdio_server
 from lsp_edit import VERSION
 from lsp_edit.bridge import LONGEST_MESSAGE
 from lsp_edit.mcp.toolbox import Options, Toolbox, ToolResult
-from lsp_edit.mcp.tools import SERVER_INSTRUCTIONS, TOOLS
+from lsp_edit.tools import SERVER_INSTRUCTIONS, TOOLS
 
 log = logging.getLogger(__name__)
 

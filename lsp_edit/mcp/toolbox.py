@@ -28,6 +28,7 @@ from lsp_edit.resolve.model import Refused
 from lsp_edit.symbols import SymbolIndex, language_for
 from lsp_edit.symbols.model import Symbol, symbol_table
 from lsp_edit.text import Text
+from lsp_edit.tools import pending_note, undecided_note
 from lsp_edit.values import value
 from lsp_edit.workspace import FileRef, FileWrite, Workspace
 
@@ -39,6 +40,7 @@ _STATUS_WORDS = {
     "skipped": "already in the file",
 }
 _NOT_PLACED = ("failed", "skipped", "stale")
+_TOLD_BY = "`review_status`"  # how the agent learns the user's decision
 
 
 @value
@@ -92,12 +94,10 @@ class Toolbox:
     # --- editing -------------------------------------------------------------------------------
 
     async def edit(self, tool: str, arguments: Mapping[str, Any], agent: str | None) -> ToolResult:
-        wait = arguments.get("wait", self.options.wait)
-        if not isinstance(wait, bool):
-            return ToolResult(f"{tool}: `wait` must be true or false.", is_error=True)
         call = edit_call(tool, arguments)
         if isinstance(call, BadCall):
-            return ToolResult(_sentence(call.message), is_error=True)
+            return ToolResult(call.message, is_error=True)
+        wait = self.options.wait if call.wait is None else call.wait
         found = self._editor(self._anchor(arguments.get("path"), call))
         if isinstance(found, ToolResult):
             return found
@@ -173,7 +173,7 @@ class Toolbox:
             },
         )
         if "refused" in answer:
-            return ToolResult(_sentence(str(answer["refused"])), is_error=True)
+            return ToolResult(str(answer["refused"]), is_error=True)
         if "error" in answer:
             return _bridge_error(answer)
         rows: list[dict[str, Any]] = answer.get("changes", [])
@@ -184,10 +184,7 @@ class Toolbox:
             return await self._wait(editor, rows)
         text = str(answer.get("summary", ""))
         if pending:
-            text += (
-                f"\n\nPending in the user's editor: {_ids(rows, pending)}. The user accepts "
-                "or rejects each there; `review_status` tells what they decided."
-            )
+            text += "\n\n" + pending_note(_described(rows, pending), _TOLD_BY)
         return ToolResult(text, is_error=_not_placed(rows) or not rows)
 
     async def _wait(self, editor: bridge.Publication, rows: list[dict[str, Any]]) -> ToolResult:
@@ -203,10 +200,7 @@ class Toolbox:
         text = str(answer.get("summary", ""))
         still = [row["id"] for row in decided if row["status"] == "pending"]
         if still:
-            text = (
-                f"The user has not decided on {_ids(decided, still)} within {timeout:g} s; "
-                "`review_status` tells what they decide.\n\n" + text
-            )
+            text = undecided_note(_described(decided, still), timeout, _TOLD_BY) + "\n\n" + text
         return ToolResult(text, is_error=_not_placed(decided))
 
     def _write(self, call: EditCall, notes: tuple[str, ...]) -> ToolResult:
@@ -447,10 +441,10 @@ def _status_line(row: Mapping[str, Any]) -> str:
     return f"Change {row['id']} ({row['description']}{where}): {words}."
 
 
-def _ids(rows: Sequence[Mapping[str, Any]], ids: Sequence[str]) -> str:
+def _described(rows: Sequence[Mapping[str, Any]], ids: Sequence[str]) -> list[tuple[str, str]]:
+    """The changes `ids` names, as (id, description)."""
     described = {str(row["id"]): str(row["description"]) for row in rows}
-    one = "change" if len(ids) == 1 else "changes"
-    return f"{one} " + ", ".join(f"{i} ({described.get(i, '')})" for i in ids)
+    return [(i, described.get(i, "")) for i in ids]
 
 
 def _not_placed(rows: Sequence[Mapping[str, Any]]) -> bool:
@@ -489,7 +483,3 @@ def _unknown(tool: str, arguments: Mapping[str, Any], allowed: Sequence[str]) ->
 
 def _notes(notes: Sequence[str]) -> str:
     return "".join(f"\n\n{note}" for note in notes)
-
-
-def _sentence(message: str) -> str:
-    return message if message.endswith((".", "!", "?")) else message + "."

@@ -49,7 +49,7 @@ class ChatMessage:
 class ChatRequest:
     model: str
     messages: tuple[ChatMessage, ...]
-    tools: tuple[Tool, ...] = ()  # lsp_edit.tools
+    tools: tuple[Tool, ...] = ()
 
 
 # --- what a stream yields ------------------------------------------------------------

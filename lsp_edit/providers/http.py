@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import httpx
 
 from lsp_edit.providers import Failed, ProviderSettings
+from lsp_edit.tools import Tool
 
 # A Retry-After longer than this is not waited for: the user is watching.
 _LONGEST_WAIT = 20.0
@@ -257,3 +258,14 @@ def malformed(what: str, line: str, why: str) -> Failed:
         f"The model server sent {what} lsp-edit cannot read ({why}): {shown!r}. The request "
         "was stopped; what arrived is kept.",
     )
+
+
+def functions(tools: Sequence[Tool]) -> list[dict[str, Any]]:
+    """The tools as both chat APIs take them: functions with a JSON schema each."""
+    return [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.schema},
+        }
+        for t in tools
+    ]

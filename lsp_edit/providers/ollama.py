@@ -20,7 +20,13 @@ from lsp_edit.providers import (
     ToolCallDelta,
     Usage,
 )
-from lsp_edit.providers.http import HttpProvider, decode_json, malformed, provider_message
+from lsp_edit.providers.http import (
+    HttpProvider,
+    decode_json,
+    functions,
+    malformed,
+    provider_message,
+)
 
 
 class OllamaProvider(HttpProvider):
@@ -31,17 +37,7 @@ class OllamaProvider(HttpProvider):
             "stream": True,
         }
         if request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": dict(t.parameters),
-                    },
-                }
-                for t in request.tools
-            ]
+            body["tools"] = functions(request.tools)
         response = await self.open("/api/chat", body)
         if isinstance(response, Failed):
             yield response

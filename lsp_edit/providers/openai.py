@@ -22,7 +22,13 @@ from lsp_edit.providers import (
     ToolCallDelta,
     Usage,
 )
-from lsp_edit.providers.http import HttpProvider, decode_json, malformed, provider_message
+from lsp_edit.providers.http import (
+    HttpProvider,
+    decode_json,
+    functions,
+    malformed,
+    provider_message,
+)
 
 
 class OpenAIProvider(HttpProvider):
@@ -34,17 +40,7 @@ class OpenAIProvider(HttpProvider):
             "stream_options": {"include_usage": True},
         }
         if request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": dict(t.parameters),
-                    },
-                }
-                for t in request.tools
-            ]
+            body["tools"] = functions(request.tools)
         response = await self.open("/chat/completions", body)
         if isinstance(response, Failed):
             yield response

@@ -125,7 +125,7 @@ class Agents:
         return {
             "session": session.id,
             "changes": [_row(c) for c in added],
-            "summary": _with_notes(render.proposal_summary(added), added),
+            "summary": render.proposal_text(added),
         }
 
     def _announce(self, pending: Sequence[PendingChange], agent: object) -> None:
@@ -159,16 +159,7 @@ class Agents:
         timeout = request.get("timeout")
         if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout < 0:
             raise BadRequest("`timeout` must be a number of seconds")
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while any(c.pending for c in changes):
-            left = deadline - loop.time()
-            if left <= 0:
-                break
-            try:
-                await asyncio.wait_for(self.editor.next_decision(), left)
-            except TimeoutError:
-                break
+        await self.editor.until_decided(changes, timeout)
         return {
             "changes": [_row(c) for c in changes],
             "summary": self._review(changes),
@@ -194,7 +185,7 @@ class Agents:
         return found
 
     def _review(self, changes: Sequence[PendingChange]) -> str:
-        return _with_notes(render.review_summary(changes, self.editor.store.buffer_of), changes)
+        return render.review_text(changes, self.editor.store.buffer_of)
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -248,12 +239,6 @@ def _row(change: PendingChange) -> dict[str, Any]:
         "code": change.code,
         "notes": list(change.notes),
     }
-
-
-def _with_notes(summary: str, changes: Sequence[PendingChange]) -> str:
-    """The summary, then each change's notes, as `lsp-edit apply` lists them."""
-    notes = [f"  • {c.description}: {note}" for c in changes for note in c.notes]
-    return "\n\n".join([summary, "\n".join(notes)]) if notes else summary
 
 
 def _text(request: dict[str, Any], name: str) -> str:

@@ -6,10 +6,12 @@ streams the reply into the session's reply document (`lsp_edit.conversation`),
 where each block becomes a pending change the moment its closing line arrives, as in
 any reply document (`ReplyWriter`, `replies`). It runs while the server goes on
 answering everything else; a `$/progress` shows it, and cancelling the progress
-stops the request and keeps what arrived. Tool calls are written into the reply as
-the blocks they stand for (`lsp_edit.tools`), and each one's result goes back to
-the model. The next ask in the session sends the conversation so far, with the
-summary of what became of the model's changes first in the user's turn.
+stops the request and keeps what arrived. The model is offered the editing tools of
+`lsp-edit mcp` its session's mode accepts (`lsp_edit.tools`); a call is written into
+the reply as the blocks it stands for (`lsp_edit.blocks.tool_calls`), and its result
+goes back to the model in the words `lsp-edit mcp` tells an agent. The next ask in
+the session sends the conversation so far, with the summary of what became of the
+model's changes first in the user's turn.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from lsp_edit.blocks.tool_calls import BadCall, call_text, edit_call_from_json, tools_for_mode
 from lsp_edit.changes import Status
 from lsp_edit.conversation import assistant_turn, marker, note, read_history, user_turn
 from lsp_edit.prompt import Ask, ContextFile, Selection, build_request, user_words
@@ -38,7 +41,7 @@ from lsp_edit.server.settings import MODES
 from lsp_edit.server.store import PendingChange
 from lsp_edit.symbols import language_for
 from lsp_edit.text import Text, strip_ending
-from lsp_edit.tools import ToolOutcome, call_as_block, tool_result, tools_for_mode
+from lsp_edit.tools import pending_note, undecided_note
 from lsp_edit.values import field, record, value
 
 if TYPE_CHECKING:
@@ -49,6 +52,8 @@ log = logging.getLogger(__name__)
 TRANSCRIPT_SUFFIX = ".llm.md"
 NO_FILE_TRANSCRIPT = "ask.llm.md"  # in the first workspace folder, for an ask about no file
 MAX_TOOL_ROUNDS = 8  # rounds of tool calls answered in one turn
+REVIEW_WAIT = 600.0  # seconds a call with `wait: true` waits for the user's decisions
+_TOLD_BY = "the next user message"  # how the model learns the user's decisions
 _PROGRESS_EVERY = 0.2  # seconds between progress reports
 _EVENTS_PER_TURN = 4  # stream events read in a row before the server answers others
 _SHOWN_WAIT = 1.0  # seconds to wait for the editor to open a document it was shown
@@ -548,10 +553,11 @@ class Asks:
                 ToolCall(parts[0] or f"call_{index + 1}", parts[1], parts[2])
                 for index, parts in sorted(round_.calls.items())
             ]
+            offered = [tool.name for tool in request.tools]
             results = [
                 ChatMessage(
                     "tool",
-                    await self.place_call(conversation, call),
+                    await self.place_call(conversation, call, offered),
                     tool_call_id=call.id,
                     tool_name=call.name,
                 )
@@ -579,7 +585,7 @@ class Asks:
 
         writer = conversation.writer
         assert writer is not None
-        token = next((t for t, c in self.by_token.items() if c is conversation), None)
+        token = self.token_of(conversation)
         self.report(token, "waiting for the model")
         reported = time.monotonic()
         characters = 0
@@ -613,27 +619,65 @@ class Asks:
                 )
                 self.report(token, f"{characters:,} characters, {pending} pending")
 
-    async def place_call(self, conversation: Conversation, call: ToolCall) -> str:
-        """Writes a tool call into the document as the block it stands for, and tells
-        what became of it."""
+    def token_of(self, conversation: Conversation) -> str | None:
+        """The progress token of the ask running in the conversation (None: none shown)."""
+        return next((t for t, c in self.by_token.items() if c is conversation), None)
+
+    async def place_call(
+        self, conversation: Conversation, call: ToolCall, offered: Sequence[str]
+    ) -> str:
+        """Writes a call of one of the `offered` tools into the document as the blocks
+        it stands for, and tells what became of them: refused, pending review, or
+        (with `wait`) what the user decided."""
         writer = conversation.writer
         assert writer is not None
         writer.end_line()
-        block = call_as_block(call.name, call.arguments)
-        if not isinstance(block, str):
-            writer.append(marker("tool", f"{call.id} {call.name} refused: {block.message}"))
-            return tool_result(block)
+        edit = edit_call_from_json(call.name, call.arguments, offered)
+        if isinstance(edit, BadCall):
+            writer.append(marker("tool", f"{call.id} {call.name} refused: {edit.message}"))
+            return edit.message
         await writer.settled()
         start = len(conversation.document.text.raw)  # the marker's line, 0-based
-        writer.append(marker("tool", f"{call.id} {call.name}") + block)
+        writer.append(marker("tool", f"{call.id} {call.name}") + call_text(edit))
         await writer.settled()
         made = [
             c
             for c in self.editor.reply_changes(conversation.document)
             if c.reply is not None and c.reply.span.start_line > start + 1
         ]
-        result = tool_result([_outcome(c) for c in made])
+        pending = [(c.id, c.description) for c in made if c.pending]
+        if pending and edit.wait:
+            result = await self.review(conversation, made)
+        else:
+            result = render.proposal_text(made)
+            if pending:
+                result += "\n\n" + pending_note(pending, _TOLD_BY)
         writer.append(marker("result", f"{call.id}: {result.splitlines()[0]}"))
+        return result
+
+    async def review(self, conversation: Conversation, changes: Sequence[PendingChange]) -> str:
+        """What the user decided on a call's changes, once they decided on each (or
+        after `REVIEW_WAIT`, or when the ask is cancelled)."""
+        count = sum(1 for c in changes if c.pending)
+        self.report(
+            self.token_of(conversation),
+            f"waiting for your review of {count} change{'s' if count != 1 else ''}",
+        )
+        if not conversation.cancelled:  # (a call after the one cancelled waits for nothing)
+            conversation.stream = asyncio.ensure_future(
+                self.editor.until_decided(changes, REVIEW_WAIT)
+            )
+            try:
+                await conversation.stream
+            except asyncio.CancelledError:
+                if not conversation.cancelled:
+                    raise
+            finally:
+                conversation.stream = None
+        result = render.review_text(changes, self.editor.store.buffer_of)
+        still = [(c.id, c.description) for c in changes if c.pending]
+        if still:
+            result = undecided_note(still, REVIEW_WAIT, _TOLD_BY) + "\n\n" + result
         return result
 
     async def finish_turn(self, conversation: Conversation, outcome: TurnOutcome) -> None:
@@ -684,19 +728,6 @@ def _mode_now(document: ReplyDocument) -> str:
     mode = document.reply.session.mode
     active = mode.active or mode.requested
     return "ast_path" if active == "auto" else active
-
-
-def _outcome(change: PendingChange) -> ToolOutcome:
-    span = change.line_span()
-    lines = (span[0] + 1, max(span[0] + 1, span[1])) if span is not None else None
-    return ToolOutcome(
-        change.status.value,
-        change.description,
-        change.display or None,
-        lines,
-        change.message,
-        change.id,
-    )
 
 
 def _added(

@@ -331,10 +331,21 @@ class Editor:
             self._decided.set()
             self._decided = asyncio.Event()
 
-    async def next_decision(self) -> None:
-        """Returns once the next decision is published (an agent waiting for the
-        user's review reads the store again then)."""
-        await self._decided.wait()
+    async def until_decided(self, changes: Sequence[PendingChange], timeout: float) -> None:
+        """Returns once the user decided on each of `changes` (none is pending: each
+        is applied, rejected, stale or failed), or after `timeout` seconds: what a
+        model that waits for the user's review waits for (read after each decision
+        is published)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while any(c.pending for c in changes):
+            left = deadline - loop.time()
+            if left <= 0:
+                return
+            try:
+                await asyncio.wait_for(self._decided.wait(), left)
+            except TimeoutError:
+                return
 
     def _send_diagnostics(self, uri: str, diagnostics: list[dict[str, Any]]) -> None:
         """`textDocument/publishDiagnostics` with diagnostics already in JSON form:

@@ -682,6 +682,26 @@ def _changes(count: int) -> str:
     return "1 change is" if count == 1 else f"{count} changes are"
 
 
+def proposal_text(changes: Sequence[PendingChange]) -> str:
+    """What a model's tool call did, as its result says it (`lsp-edit mcp`'s editor
+    route, `lspEdit.ask`): the proposal's summary, then each change's notes."""
+    return _with_notes(proposal_summary(changes), changes)
+
+
+def review_text(
+    changes: Sequence[PendingChange], buffer_of: Callable[[Path], TrackedBuffer | None]
+) -> str:
+    """What the user decided on a tool call's changes, as the result of a call that
+    waited for it says it: the review summary, then each change's notes."""
+    return _with_notes(review_summary(changes, buffer_of), changes)
+
+
+def _with_notes(summary: str, changes: Sequence[PendingChange]) -> str:
+    """The summary, then each change's notes, as `lsp-edit apply` lists them."""
+    notes = [f"  • {c.description}: {note}" for c in changes for note in c.notes]
+    return "\n\n".join([summary, "\n".join(notes)]) if notes else summary
+
+
 # --- the reply document ----------------------------------------------------------------
 
 

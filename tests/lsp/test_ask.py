@@ -21,9 +21,11 @@ from urllib.parse import unquote, urlparse
 import pytest
 from lsprotocol import types
 
+from lsp_edit.blocks.tool_calls import tools_for_mode
 from tests.llm_server import FakeModel, Refusal, Reply, realworld_replies
 from tests.lsp.editor import Editor
 from tests.lsp.test_review import ADD, CART, TOTAL, WITH_ADD, search_replace
+from tests.mcp.conftest import agent
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -130,21 +132,23 @@ async def test_the_request_carries_the_modes_instructions_the_file_and_the_tools
     assert "- Cart-add (method, 5-6)" in user["content"]
     assert "The user selected lines 5-6 of shop/cart.py:\n```\n    def add" in user["content"]
     assert user["content"].endswith("Is add right?")
-    assert [t["function"]["name"] for t in body["tools"]] == [
-        "chunk_diff",
-        "delete_lines",
-        "insert_lines",
-        "ast_path_edit",
-    ]
+    # every editing tool but propose_reply (tests/test_tool_calls.py lists them)
+    offered = [t["function"]["name"] for t in body["tools"]]
+    assert offered == [t.name for t in tools_for_mode("ast_path")]
+    assert "replace_symbol" in offered
     assert "Authorization" not in sent["headers"]
 
 
 async def test_line_number_mode_sends_the_file_numbered(asking: Editor, model: FakeModel) -> None:
     model.script.append(Reply("Nothing to change.\n"))
     await ask(asking, "Look.", mode="line_numbers")
-    system, user = model.chat_requests()[0]["body"]["messages"]
+    body = model.chat_requests()[0]["body"]
+    system, user = body["messages"]
     assert system["content"].count("Line-number mode.") == 1
     assert "1\tclass Cart:\n2\t    def __init__(self):" in user["content"]
+    # the AST path edits would be refused in this mode: they are not offered
+    names = [t["function"]["name"] for t in body["tools"]]
+    assert names == ["chunk_diff", "delete_lines", "insert_lines"]
 
 
 @pytest.mark.parametrize("newline", [True, False], ids=["closing-line", "closer-without-newline"])
@@ -394,17 +398,18 @@ async def test_retry_failed_sends_the_failures_back_once_and_the_corrections_bec
     assert len(model.chat_requests()) == 2
 
 
+COUNT = {
+    "path": "shop/cart.py",
+    "ast_path": "Cart-total",
+    "content": "def count(self):\n    return len(self.items)\n",
+}
+
+
 async def test_a_tool_call_becomes_a_pending_change_and_its_result_goes_back(
     asking: Editor, model: FakeModel
 ) -> None:
-    arguments = {
-        "path": "shop/cart.py",
-        "symbol": "Cart-total",
-        "action": "after",
-        "content": "def count(self):\n    return len(self.items)\n",
-    }
     model.script += [
-        Reply("Adding count.\n", tool_calls=[("ast_path_edit", arguments)]),
+        Reply("Adding count.\n", tool_calls=[("insert_after_symbol", COUNT)]),
         Reply("Added count after total.\n"),
     ]
     result = await ask(asking, "Add count.")
@@ -412,17 +417,138 @@ async def test_a_tool_call_becomes_a_pending_change_and_its_result_goes_back(
     assert change["status"] == "pending"
     second = model.chat_requests()[1]["body"]["messages"]
     assistant, tool = second[-2:]
-    assert assistant["tool_calls"][0]["function"]["name"] == "ast_path_edit"
+    assert assistant["tool_calls"][0]["function"]["name"] == "insert_after_symbol"
+    # in the words `lsp-edit mcp` gives an agent for a change pending in the editor
     assert tool == {
         "role": "tool",
-        "content": f"pending: {change['description']} in shop/cart.py (lines 10-10) waits for "
-        "the user's review; it is not applied yet, so do not send it again.",
+        "content": "1 change is pending review: 1 in 'shop/cart.py'.\n\n"
+        f"Pending in the user's editor: change {change['id']} ({change['description']}). "
+        "The user accepts or rejects each there; the next user message tells what they "
+        "decided.",
         "tool_call_id": "call_1",
     }
     text = transcript(asking)
-    call = "<!-- lsp-edit: tool call_1 ast_path_edit -->\nshop/cart.py\n```python:Cart-total"
+    call = (
+        "<!-- lsp-edit: tool call_1 insert_after_symbol -->\n`shop/cart.py`\n"
+        "```py:Cart-total:after\ndef count(self):\n    return len(self.items)\n```\n"
+    )
     assert call in text
+    assert "<!-- lsp-edit: result call_1: 1 change is pending review: 1 in 'shop/cart.py'. -->" in (
+        text
+    )
     assert text.index("Added count after total.") > text.index("<!-- lsp-edit: result call_1")
+
+
+async def test_a_call_the_model_was_not_offered_is_refused_and_the_model_told_why(
+    asking: Editor, model: FakeModel
+) -> None:
+    model.script += [
+        Reply("Rewriting.\n", tool_calls=[("propose_reply", {"text": TOTAL})]),
+        Reply("I will write the block instead.\n"),
+    ]
+    result = await ask(asking, "Fix the total.", mode="line_numbers")
+    assert result["changes"] == []
+    tool = model.chat_requests()[1]["body"]["messages"][-1]
+    assert tool["content"] == (
+        "There is no editing tool `propose_reply`; use one of chunk_diff, delete_lines, "
+        "insert_lines."
+    )
+    assert "<!-- lsp-edit: tool call_1 propose_reply refused: There is no editing tool" in (
+        transcript(asking)
+    )
+
+
+async def until(condition: Any, what: str) -> None:
+    for _ in range(200):
+        if await condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"never: {what}")
+
+
+def progress_messages(editor: Editor) -> list[str]:
+    return [
+        report.message or ""
+        for reports in editor.client.progress_reports.values()
+        for report in reports
+        if isinstance(report, types.WorkDoneProgressReport)
+    ]
+
+
+async def test_a_call_that_waits_returns_what_the_user_decided(
+    asking: Editor, model: FakeModel
+) -> None:
+    model.script += [
+        Reply("Adding count.\n", tool_calls=[("insert_after_symbol", {**COUNT, "wait": True})]),
+        Reply("Count is in.\n"),
+    ]
+    asked = asyncio.create_task(ask(asking, "Add count."))
+    await until(lambda: listed(asking), "a pending change")
+    waiting = "waiting for your review of 1 change"
+
+    async def shown() -> bool:
+        return waiting in progress_messages(asking)
+
+    await until(shown, "the progress says the model waits for the review")
+    assert not asked.done()
+    assert len(model.chat_requests()) == 1  # the model is not answered before the decision
+    (change,) = await listed(asking)
+    await asking.command("lspEdit.accept", {"id": change["id"]})
+    result = await asyncio.wait_for(asked, 10)
+    assert [c["status"] for c in result["changes"]] == ["applied"]
+    lines = asking.text("shop/cart.py").count("\n")
+    tool = model.chat_requests()[1]["body"]["messages"][-1]
+    assert tool["content"] == (
+        f"File 'shop/cart.py' has been updated. It now has {lines} lines.\n\n"
+        "All changes were applied."
+    )
+    assert "<!-- lsp-edit: result call_1: File 'shop/cart.py' has been updated." in (
+        transcript(asking)
+    )
+
+
+async def test_cancelling_an_ask_that_waits_for_the_review_stops_it_and_keeps_the_change(
+    asking: Editor, model: FakeModel
+) -> None:
+    size = {**COUNT, "ast_path": "Cart-add", "content": "def size(self):\n    return 0\n"}
+    calls = [
+        ("insert_after_symbol", {**COUNT, "wait": True}),
+        ("insert_before_symbol", {**size, "wait": True}),
+    ]
+    model.script += [Reply("Adding count and size.\n", tool_calls=calls), Reply("Never sent.\n")]
+    asked = asyncio.create_task(ask(asking, "Add count."))
+
+    async def waiting() -> bool:
+        return "waiting for your review of 1 change" in progress_messages(asking)
+
+    await until(waiting, "the progress says the model waits for the review")
+    (token,) = asking.client.progress_reports
+    asking.client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    # the second call arrived, so it is kept, and waits for nothing
+    result = await asyncio.wait_for(asked, 10)
+    assert result["status"] == "cancelled"
+    assert [c["status"] for c in await listed(asking)] == ["pending", "pending"]
+    assert len(model.chat_requests()) == 1
+
+
+async def test_the_model_is_offered_the_edit_tools_of_lsp_edit_mcp_with_the_same_schemas(
+    asking: Editor, model: FakeModel
+) -> None:
+    model.script.append(Reply("Nothing to change.\n"))
+    await ask(asking, "Look.")
+    tools = model.chat_requests()[0]["body"]["tools"]
+    offered = {tool["function"]["name"]: tool["function"] for tool in tools}
+    async with agent(asking.root) as mcp:
+        served = {tool.name: tool for tool in (await mcp.session.list_tools()).tools}
+    editing = [
+        name
+        for name, tool in served.items()
+        if tool.annotations is not None and not tool.annotations.read_only_hint
+    ]
+    assert list(offered) == [name for name in editing if name != "propose_reply"]
+    for name, function in offered.items():
+        assert function["description"] == served[name].description
+        assert function["parameters"] == served[name].input_schema
 
 
 async def test_the_ollama_api_streams_the_same_way(asking: Editor, model: FakeModel) -> None:
