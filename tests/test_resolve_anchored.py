@@ -141,6 +141,39 @@ def test_an_insertion_already_in_the_file_is_not_inserted_twice() -> None:
     assert result == AlreadyApplied("The replacement is already in `src/x.py` at lines 1-2.")
 
 
+def test_a_blank_line_added_at_the_end_of_the_file_is_added_not_taken_as_already_there() -> None:
+    # colorama 0.4.3 -> 0.4.4: the README's last hunk only adds an empty last line
+    source = "* Andy Neff.\n* Jonathan Hartley.\n"
+    for fmt in ("unified_diff", "search_replace", "v4a"):
+        edit = block(
+            hunk("* Andy Neff.\n* Jonathan Hartley.", "* Andy Neff.\n* Jonathan Hartley.\n"),
+            fmt=fmt,
+        )
+        result, after = apply(source, edit)
+        assert isinstance(result, Placed), fmt
+        assert after == source + "\n", fmt
+
+
+def test_blank_lines_added_around_a_line_are_added_not_taken_as_already_there() -> None:
+    source = "x = 1\ny = 2\nz = 3\n"
+    _, after = apply(source, block(hunk("y = 2", "\ny = 2\n")))
+    assert after == "x = 1\n\ny = 2\n\nz = 3\n"
+
+
+def test_a_replacement_found_without_the_blank_line_it_adds_is_not_already_applied() -> None:
+    source = "x = 2\nz = 3\n"
+    result, after = apply(source, block(hunk("x = 1", "x = 2\n")))
+    assert isinstance(result, Refused) and result.code == "not_found"
+    assert after == source
+
+
+def test_an_insertion_already_there_except_a_blank_line_it_keeps_is_already_applied() -> None:
+    # the blank line at the edge is one of the old lines, not an addition
+    source = "a = 1\nimport os\nimport sys\n"
+    result, _ = apply(source, block(hunk("\nimport os", "\nimport os\nimport sys")))
+    assert result == AlreadyApplied("The replacement is already in `src/x.py` at lines 2-3.")
+
+
 def test_an_insertion_whose_context_is_elsewhere_is_still_made() -> None:
     source = "import os\nprint(1)\n"
     _, after = apply(source, block(hunk("import os", "import os\nimport sys")))

@@ -511,9 +511,16 @@ def _covered_by_new(
     """When the old lines are part of the new ones (a hunk that only adds lines
     around its context), each old match that lies inside a match of the new lines,
     with that match: there, the hunk is already applied."""
-    if not _new_holds_old(old, new):
+    offsets = _old_in_new(old, new)
+    if not offsets:
         return {}
-    found = search(ctx.index, new, windows)
+    # `blank_edges` finds the new lines without their blank edges: blank lines the
+    # hunk adds there were not looked for, and are no evidence that it is applied
+    found = [
+        covering
+        for covering in search(ctx.index, new, windows)
+        if any(_edges_are_old(covering, at, len(old), len(new)) for at in offsets)
+    ]
     covered = {}
     for match in matches:
         for covering in found:
@@ -523,15 +530,36 @@ def _covered_by_new(
     return covered
 
 
+def _edges_are_old(covering: Match, at: int, old: int, new: int) -> bool:
+    """Whether the blank lines a match of the new lines left out at its edges are
+    old lines (at new lines `at`..`at + old`), not lines the hunk adds."""
+    top = covering.lead == 0 or (at == 0 and covering.lead <= old)
+    bottom = covering.trail == 0 or (at + old == new and covering.trail <= old)
+    return top and bottom
+
+
+def _edges_not_added(found: Match, old: list[str]) -> bool:
+    """Whether the blank lines a match of the new lines left out at its edges were
+    at the old lines' edges too: blank lines the block adds were not looked for."""
+    lead, trail = blank_edge_counts(old)
+    return found.lead <= lead and found.trail <= trail
+
+
 def _new_holds_old(old: list[str], new: list[str]) -> bool:
     """Whether the new lines hold the old ones among more (whitespace at the edges
     of each line ignored): a hunk that only adds lines around its context."""
+    return bool(_old_in_new(old, new))
+
+
+def _old_in_new(old: list[str], new: list[str]) -> list[int]:
+    """Where the old lines stand among more new lines (whitespace at the edges of
+    each line ignored); [] when the new lines do not hold them."""
     if len(new) <= len(old):
-        return False
+        return []
     old_keys = [line.strip() for line in old]
     new_keys = [line.strip() for line in new]
     size = len(old_keys)
-    return any(new_keys[k : k + size] == old_keys for k in range(len(new_keys) - size + 1))
+    return [k for k in range(len(new_keys) - size + 1) if new_keys[k : k + size] == old_keys]
 
 
 def _already(match: Match, ctx: _Context) -> AlreadyApplied:
@@ -649,7 +677,7 @@ def _not_found(
 ) -> AlreadyApplied | Refused:
     if new and new != old:
         found = search(ctx.index, new, windows)
-        if len(found) == 1:
+        if len(found) == 1 and _edges_not_added(found[0], old):
             if _holds_its_result(old, found[0], windows, ctx):
                 return _already(found[0], ctx)
             refused = _why_not_found(hunk, old, new, windows, ctx)
