@@ -24,7 +24,8 @@ its closer (the next opener, the closing fence around it, the end of the reply),
 a stray marker, not text. Each other divider is a way to split the block: `hunks`
 splits at the first, `splits` holds the others, and the resolver uses the one
 whose SEARCH half is found in the file. Divider lines at the edges of a REPLACE
-half are dropped when the block has more than one.
+half are dropped when the block has more than one, except those the SEARCH half
+has at the same edge (a heading underline that ends both halves).
 """
 
 from __future__ import annotations
@@ -230,14 +231,38 @@ def _split_readings(
     body = [*old, divider, *new]
     cuts = [len(old), *(len(old) + 1 + index for index in inner if index < stray)]
     del cuts[_MAX_READINGS:]  # a block full of underlines keeps a few (linear in its size)
-    readings = [Hunk(tuple(body[:cut]), _without_edge_dividers(body[cut + 1 :])) for cut in cuts]
+    readings = [
+        Hunk(tuple(body[:cut]), _without_edge_dividers(body[cut + 1 :], body[:cut])) for cut in cuts
+    ]
     return (readings[0],), tuple(readings[1:])
 
 
-def _without_edge_dividers(lines: list[str]) -> tuple[str, ...]:
+def _without_edge_dividers(lines: list[str], search: list[str]) -> tuple[str, ...]:
+    """A REPLACE half without the divider lines at its edges (stray markers), but
+    for those the SEARCH half has at the same edge next to its text: a heading
+    underline both halves keep (`Usage` / `=====` ending both) is text."""
     start, end = 0, len(lines)
     while start < end and _is_divider(lines[start]):
         start += 1
     while end > start and _is_divider(lines[end - 1]):
         end -= 1
+    lead, trail = _edge_dividers(search)
+    kept = 0
+    while kept < min(start, len(lead)) and lines[start - 1 - kept] == lead[-1 - kept]:
+        kept += 1
+    start -= kept
+    kept = 0
+    while kept < min(len(lines) - end, len(trail)) and lines[end + kept] == trail[kept]:
+        kept += 1
+    end += kept
     return tuple(lines[start:end])
+
+
+def _edge_dividers(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The divider lines that open and those that close `lines`."""
+    start, end = 0, len(lines)
+    while start < end and _is_divider(lines[start]):
+        start += 1
+    while end > start and _is_divider(lines[end - 1]):
+        end -= 1
+    return lines[:start], lines[end:]
