@@ -529,6 +529,22 @@ def test_an_underline_ending_both_halves_then_a_stray_divider_keeps_the_underlin
     assert after(plan(workspace, reply), "doc.rst") == "New title\n=====\n\nText\n"
 
 
+def test_a_title_overlined_with_another_run_of_equals_opens_the_new_text(workspace):
+    # attrs 16.1.0 fills an empty docs/overview.rst with a title over- and underlined
+    (workspace.root / "overview.rst").write_text("")
+    reply = (
+        "overview.rst\n<<<<<<< SEARCH\n=======\n========\nOverview\n========\n\n"
+        "Text.\n>>>>>>> REPLACE\n"
+    )
+    result = plan(workspace, reply)
+    assert after(result, "overview.rst") == "========\nOverview\n========\n\nText.\n"
+
+
+def test_a_divider_written_again_with_a_word_before_the_closer_is_a_stray_marker(workspace):
+    reply = "notes.txt\n<<<<<<< SEARCH\ntwo\n=======\nTWO\n======= end\n>>>>>>> REPLACE\n"
+    assert after(plan(workspace, reply), "notes.txt") == "one\nTWO\nthree\nfour\nfive\n"
+
+
 def test_a_doubled_divider_before_the_closer_deletes_the_lines_not_writes_the_marker(workspace):
     reply = "notes.txt\n<<<<<<< SEARCH\ntwo\n=======\n=======\n>>>>>>> REPLACE\n"
     assert after(plan(workspace, reply), "notes.txt") == "one\nthree\nfour\nfive\n"
