@@ -318,6 +318,33 @@ def test_v4a_scope_line_may_name_a_definition_by_its_start() -> None:
     assert after == "class A(Base):\n    x = 2\nclass B:\n    x = 1\n"
 
 
+def test_v4a_scope_with_a_signature_over_several_lines_holds_the_body_below_it() -> None:
+    # attrs' `def attrs(` spreads its parameters over lines and closes with `):`;
+    # `@@ def attrs(` then `@@ def wrap(cls):` names the function nested in its body
+    source = (
+        "def attrs(\n    maybe_cls=None,\n    these=None,\n):\n"
+        "    def wrap(cls):\n        return cls\n\n    return wrap\n\n\n"
+        "def wrap(cls):\n    return cls\n"
+    )
+    edit = block(
+        hunk("        return cls", "        return cls()", scope=("def attrs(", "def wrap(cls):")),
+        fmt="v4a",
+    )
+    result, after = apply(source, edit)
+    assert isinstance(result, Placed)
+    assert after == source.replace("        return cls\n", "        return cls()\n")
+
+
+def test_v4a_scope_of_a_brace_language_signature_over_several_lines_holds_its_body() -> None:
+    source = (
+        "int count(\n    const char *s\n) {\n    return 0;\n}\n\nint other() {\n    return 0;\n}\n"
+    )
+    edit = block(hunk("    return 0;", "    return 1;", scope=("int count(",)), fmt="v4a")
+    result, after = apply(source, edit)
+    assert isinstance(result, Placed)
+    assert after == source.replace("    return 0;", "    return 1;", 1)
+
+
 def test_v4a_scope_not_found_is_refused_naming_it() -> None:
     result, _ = apply(
         SOURCE, block(hunk("    return 1", "    return 5", scope=("def zzz():",)), fmt="v4a")

@@ -663,13 +663,25 @@ def _scope_matches(written: str, index: LineIndex, lo: int, hi: int) -> list[int
 
 
 def _block_end(lines: Sequence[str], at: int, hi: int) -> int:
-    """The end of the block a line opens: the next non-blank line indented no deeper."""
+    """The end of the block a line opens: the next non-blank line indented no deeper,
+    after the brackets the line opens are closed (a signature spread over lines,
+    `def attrs(` ... `):`, ends at its closing line, however indented)."""
     depth = len(leading_whitespace(lines[at]))
-    for end in range(at + 1, hi):
+    start = at + 1
+    open_brackets = _bracket_balance(lines[at])
+    while open_brackets > 0 and start < hi:
+        open_brackets += _bracket_balance(lines[start])
+        start += 1
+    for end in range(start, hi):
         line = lines[end]
         if line.strip() and len(leading_whitespace(line)) <= depth:
             return end
     return hi
+
+
+def _bracket_balance(line: str) -> int:
+    """How many more brackets the line opens than it closes."""
+    return sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
 
 
 def _not_found(
