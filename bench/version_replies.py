@@ -422,8 +422,12 @@ def write_search_replace(change: FileChange) -> Written | str:
 
 
 def write_common_prefix(change: FileChange) -> Written | str:
-    """`««« EDIT` blocks; every other block in the explicit-anchor layout."""
-    assert change.old is not None and change.new is not None
+    """`««« EDIT` blocks; every other block in the explicit-anchor layout. A new
+    file's block has an empty old half."""
+    assert change.new is not None
+    if change.old is None:
+        block = f"««« EDIT\n═══════ REPL\n{_lines_of(change.new.lines)}»»» EDIT END"
+        return Written(f"{shown_path(change.path)}\n{block}", (_new_file(change),))
     texts: list[str] = []
     after: list[bytes | None] = []
     hunks = anchored_hunks(change)
@@ -850,7 +854,7 @@ def _patch(body: str) -> str:
 FORMATS = (
     Format("unified_diff", Can(create=True, delete=True, final_newline=True), write_unified_diff),
     Format("search_replace", Can(create=True, path_line=True), write_search_replace),
-    Format("common_prefix", Can(), write_common_prefix),
+    Format("common_prefix", Can(create=True, path_line=True), write_common_prefix),
     Format("v4a", Can(create=True, delete=True), write_v4a, _patch),
     Format("whole_file", Can(create=True, path_line=True), write_whole_file),
     Format("line_range", Can(), write_line_range),

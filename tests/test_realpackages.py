@@ -101,8 +101,8 @@ def test_each_format_says_what_it_can_and_leaves_out_the_rest(
     said = {fmt: tally.files for (_, fmt), tally in tallies.items()}
     # 8 text files change, one is new and one deleted
     assert said["unified_diff"] == said["v4a"] == 9
-    assert said["search_replace"] == said["whole_file"] == 8  # no deletion
-    assert said["line_range"] == said["line_operations"] == said["common_prefix"] == 7
+    assert said["search_replace"] == said["whole_file"] == said["common_prefix"] == 8  # no deletion
+    assert said["line_range"] == said["line_operations"] == 7
     # symbols: the Python module, the C file and the JavaScript file
     assert said["ast_path"] == said["chunk_diff"] == 3
     line_range = tallies[("tinypkg", "line_range")].unsaid
