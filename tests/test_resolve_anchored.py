@@ -345,6 +345,27 @@ def test_v4a_scope_of_a_brace_language_signature_over_several_lines_holds_its_bo
     assert after == source.replace("    return 0;", "    return 1;", 1)
 
 
+def test_v4a_scope_block_goes_on_past_a_string_whose_lines_start_at_column_zero() -> None:
+    # black's scripts/release.py: a method returns an f-string whose lines are not
+    # indented; the class's block goes on below it
+    source = (
+        'class SourceFiles:\n    def __str__(self):\n        return f"""\n> Files:\n'
+        '  current\n"""\n\n    def add(self) -> int:\n        return 1\n\n\n'
+        "def add() -> int:\n    return 1\n"
+    )
+    edit = block(
+        hunk(
+            "        return 1",
+            "        return 3",
+            scope=("class SourceFiles:", "def add(self) -> int:"),
+        ),
+        fmt="v4a",
+    )
+    result, after = apply(source, edit)
+    assert isinstance(result, Placed)
+    assert after == source.replace("        return 1", "        return 3")
+
+
 def test_v4a_scope_not_found_is_refused_naming_it() -> None:
     result, _ = apply(
         SOURCE, block(hunk("    return 1", "    return 5", scope=("def zzz():",)), fmt="v4a")

@@ -665,17 +665,21 @@ def _scope_matches(written: str, index: LineIndex, lo: int, hi: int) -> list[int
 def _block_end(lines: Sequence[str], at: int, hi: int) -> int:
     """The end of the block a line opens: the next non-blank line indented no deeper,
     after the brackets the line opens are closed (a signature spread over lines,
-    `def attrs(` ... `):`, ends at its closing line, however indented)."""
+    `def attrs(` ... `):`, ends at its closing line, however indented), and outside
+    triple-quoted strings (an f-string's lines at column 0 end no block)."""
     depth = len(leading_whitespace(lines[at]))
     start = at + 1
     open_brackets = _bracket_balance(lines[at])
     while open_brackets > 0 and start < hi:
         open_brackets += _bracket_balance(lines[start])
         start += 1
+    in_string = False  # inside a triple-quoted string, whose lines may start anywhere
     for end in range(start, hi):
         line = lines[end]
-        if line.strip() and len(leading_whitespace(line)) <= depth:
+        if not in_string and line.strip() and len(leading_whitespace(line)) <= depth:
             return end
+        if '"""' in line or "'''" in line:
+            in_string ^= (line.count('"""') + line.count("'''")) % 2 == 1
     return hi
 
 
