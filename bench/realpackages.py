@@ -277,9 +277,10 @@ def _file_outcome(f: FileReply, got: bytes | None, changes: Sequence[dict[str, o
     code = str(mine[applied].get("code")) if applied < len(mine) else ""
     expected = f.after[applied - 1] if applied else f.old
     if got != expected:
+        notes = [f"block {applied + 1} {code}"] if code else []
         if _holds_placeholder(f.text):
-            code = f"{code} (a line of the reply reads as an elision placeholder)".strip()
-        return Outcome("wrong", f.path, _what_differs(expected, got), code)
+            notes.append("a line of the reply reads as an elision placeholder")
+        return Outcome("wrong", f.path, _what_differs(expected, got), "; ".join(notes))
     return Outcome("partial" if applied else "refused", f.path, code)
 
 
@@ -326,8 +327,7 @@ class Tally:
         self.files += run.files
         for outcome in run.outcomes:
             if outcome.kind in ("crash", "wrong"):
-                what = f"{outcome.code} {outcome.detail.splitlines()[0] if outcome.detail else ''}"
-                self.bad.append(f"{title}: {outcome.kind} `{outcome.path}`: {what.strip()}")
+                self.bad.append(f"{title}: {_described(outcome)}")
             if outcome.kind == "crash":
                 self.crashes += 1
                 continue
@@ -336,6 +336,14 @@ class Tally:
                 self.codes[outcome.code.split(":")[0] or "?"] += 1
         for _path, why in run.unsaid:
             self.unsaid[why] += 1
+
+
+def _described(outcome: Outcome) -> str:
+    """`crash: exit 1, GitIgnorePatternError: ...` or `wrong: `a.py` (final newline)`."""
+    first = outcome.detail.splitlines()[0] if outcome.detail else ""
+    if outcome.kind == "crash":
+        return f"crash: {outcome.code}, {first}" if first else f"crash: {outcome.code}"
+    return f"wrong: `{outcome.path}` ({outcome.code})" + (f"; {first}" if first else "")
 
 
 def run_pairs(
@@ -362,7 +370,7 @@ def run_pairs(
             tallies.setdefault((package, fmt.name), Tally()).add(run, f"{title} {fmt.name}")
             bad = [o for o in run.outcomes if o.kind in ("crash", "wrong")]
             for outcome in bad:
-                log(f"  {outcome.kind.upper()} {title} {fmt.name} {outcome.path}: {outcome.code}")
+                log(f"  {title} {fmt.name}: {_described(outcome)}")
             if keep is not None:
                 _keep(keep / package / f"{old_version}-{new_version}" / fmt.name, run)
 
