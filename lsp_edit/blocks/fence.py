@@ -386,7 +386,7 @@ class FenceBlock:
     names_path: str | None = None  # a fence holding only a path names it
     _pending_minus: ReplyLine | None = None
     _inner_line = 0  # the first fence opened inside this one
-    _read_for_content = 0  # how many content lines `_holds_content` has read
+    _read_for_content = 0  # how many content lines `_file_content_before` has read
     _holds_content = False  # a line a file holds came before any block marker
     _named_before = False  # a line naming a path came before any block marker
     next_opener: FenceOpener | None = None  # read whole, it ended where this one opens
