@@ -86,6 +86,15 @@ def page(rows: list[tuple[str, list[int]]], transcripts: str | None) -> str:
             "",
             transcripts,
         ]
+    lines += [
+        "",
+        "## Real packages",
+        "",
+        "Inputs nobody on this project wrote in another way: the change between each pair "
+        "of released versions of a few packages, written in every format and applied to "
+        "the old version's files. [realpackages.md](realpackages.md) has the counts "
+        "(`bench/realpackages.py`).",
+    ]
     return "\n".join(lines) + "\n"
 
 

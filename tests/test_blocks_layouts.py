@@ -120,6 +120,36 @@ def test_a_merge_conflict_in_a_whole_file_block_is_refused_not_written():
     assert problem.code == "markers_in_content" and "`<<<<<<< HEAD`" in problem.message
 
 
+def test_a_whole_markdown_file_showing_a_diff_is_the_file_not_a_wrapped_diff():
+    # black's docs/usage_and_configuration/the_basics.md shows `black --diff` output
+    doc = (
+        "# The basics\n\nBlack shows what it would change:\n\n"
+        f"{F}diff\n--- test.py\t2021-03-08 22:23:40+00:00\n+++ test.py\t2021-03-08\n"
+        f"@@ -1 +1 @@\n-print ( 'hello' )\n+print('hello')\n{F}\n\nThat is all.\n"
+    )
+    (edit,) = parse_reply(f"docs/the_basics.md\n{F}`markdown\n{doc}{F}`\n")
+    assert isinstance(edit, FencedEdit) and edit.path == "docs/the_basics.md"
+    assert edit.content == tuple(doc.splitlines())
+
+
+def test_a_whole_file_showing_search_replace_blocks_is_refused_not_read_as_them():
+    doc = f"# Formats\n\nA block looks like this:\n\nsrc/x.py\n{BLOCK}\nThat is all.\n"
+    (problem,) = parse_reply(f"docs/formats.md\n{F}markdown\n{doc}{F}\n")
+    assert isinstance(problem, ParseProblem) and problem.code == "markers_in_content"
+    assert problem.path == "docs/formats.md"
+
+
+def test_a_path_and_blank_lines_before_the_blocks_still_make_the_fence_wrap_them():
+    diff = "--- a/src/x.py\n+++ b/src/x.py\n@@ -1 +1 @@\n-a\n+b\n"
+    (edit,) = parse_reply(f"{F}python\n# src/x.py\n\n{diff}{F}\n")
+    assert isinstance(edit, AnchoredEdit) and edit.path == "src/x.py"
+    assert paths(f"{F}python\n\nsrc/y.py\n{BLOCK}\nsrc/y.py\n{BLOCK}{F}\n") == ["src/y.py"] * 2
+
+
+def test_a_shell_fence_wraps_a_block_after_its_commands():
+    assert paths(f"{F}bash\ngit pull\ndeploy.sh\n{BLOCK}{F}\n") == ["deploy.sh"]
+
+
 def test_a_heading_underline_is_not_an_edit_marker():
     (edit,) = parse_reply(f"README.md\n{F}markdown\nTitle\n=======\n{F}\n")
     assert edit.content == ("Title", "=======")

@@ -510,6 +510,41 @@ def test_a_heading_underline_in_search_replace_is_read_where_the_search_text_is_
     assert "the one after its first 4 lines was read as the divider" in result.changes[0].notes[0]
 
 
+def test_a_heading_underline_ending_both_halves_is_kept_not_dropped_as_a_stray_marker(workspace):
+    # sphinx-copybutton 0.2.10 -> 0.2.11, doc/index.rst: both halves end at `Usage` / `=====`
+    (workspace.root / "doc.rst").write_text("Link old\n\nUsage\n=====\n\nText\n")
+    reply = (
+        "doc.rst\n<<<<<<< SEARCH\nLink old\n\nUsage\n=====\n"
+        "=======\nLink new\n\nUsage\n=====\n>>>>>>> REPLACE\n"
+    )
+    assert after(plan(workspace, reply), "doc.rst") == "Link new\n\nUsage\n=====\n\nText\n"
+
+
+def test_an_underline_ending_both_halves_then_a_stray_divider_keeps_the_underline(workspace):
+    (workspace.root / "doc.rst").write_text("Title\n=====\n\nText\n")
+    reply = (
+        "doc.rst\n<<<<<<< SEARCH\nTitle\n=====\n"
+        "=======\nNew title\n=====\n=======\n>>>>>>> REPLACE\n"
+    )
+    assert after(plan(workspace, reply), "doc.rst") == "New title\n=====\n\nText\n"
+
+
+def test_a_title_overlined_with_another_run_of_equals_opens_the_new_text(workspace):
+    # attrs 16.1.0 fills an empty docs/overview.rst with a title over- and underlined
+    (workspace.root / "overview.rst").write_text("")
+    reply = (
+        "overview.rst\n<<<<<<< SEARCH\n=======\n========\nOverview\n========\n\n"
+        "Text.\n>>>>>>> REPLACE\n"
+    )
+    result = plan(workspace, reply)
+    assert after(result, "overview.rst") == "========\nOverview\n========\n\nText.\n"
+
+
+def test_a_divider_written_again_with_a_word_before_the_closer_is_a_stray_marker(workspace):
+    reply = "notes.txt\n<<<<<<< SEARCH\ntwo\n=======\nTWO\n======= end\n>>>>>>> REPLACE\n"
+    assert after(plan(workspace, reply), "notes.txt") == "one\nTWO\nthree\nfour\nfive\n"
+
+
 def test_a_doubled_divider_before_the_closer_deletes_the_lines_not_writes_the_marker(workspace):
     reply = "notes.txt\n<<<<<<< SEARCH\ntwo\n=======\n=======\n>>>>>>> REPLACE\n"
     assert after(plan(workspace, reply), "notes.txt") == "one\nthree\nfour\nfive\n"

@@ -630,3 +630,19 @@ def test_apply_asks_did_you_mean_for_a_path_one_edit_away_from_a_file(project, t
     code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
     assert code == 1
     assert "File not found: notes.tx. Did you mean `notes.txt`?" in out
+def test_a_whole_file_in_a_longer_fence_keeps_a_definition_named_only_inside_it(tmp_path, capsys):
+    # the ``` lines of the docstring open and close nothing in the ```` fence: the
+    # reply never mentions `drop`, so leaving it out does not delete it
+    root = tmp_path / "project"
+    root.mkdir()
+    source = "def keep():\n    return 1\n\n\ndef drop():\n    return 2\n"
+    (root / "app.py").write_text(source)
+    reply = (
+        'app.py\n````python\ndef keep():\n    """Shows:\n```\ndrop\n```\n"""\n    return 3\n````\n'
+    )
+    code, _, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(root))
+    assert code == 0
+    assert (root / "app.py").read_text() == (
+        'def keep():\n    """Shows:\n```\ndrop\n```\n"""\n    return 3\n\n\n'
+        "def drop():\n    return 2\n"
+    )

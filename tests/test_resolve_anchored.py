@@ -143,6 +143,39 @@ def test_an_insertion_already_in_the_file_is_not_inserted_twice() -> None:
     assert result == AlreadyApplied("The replacement is already in `src/x.py` at lines 1-2.")
 
 
+def test_a_blank_line_added_at_the_end_of_the_file_is_added_not_taken_as_already_there() -> None:
+    # colorama 0.4.3 -> 0.4.4: the README's last hunk only adds an empty last line
+    source = "* Andy Neff.\n* Jonathan Hartley.\n"
+    for fmt in ("unified_diff", "search_replace", "v4a"):
+        edit = block(
+            hunk("* Andy Neff.\n* Jonathan Hartley.", "* Andy Neff.\n* Jonathan Hartley.\n"),
+            fmt=fmt,
+        )
+        result, after = apply(source, edit)
+        assert isinstance(result, Placed), fmt
+        assert after == source + "\n", fmt
+
+
+def test_blank_lines_added_around_a_line_are_added_not_taken_as_already_there() -> None:
+    source = "x = 1\ny = 2\nz = 3\n"
+    _, after = apply(source, block(hunk("y = 2", "\ny = 2\n")))
+    assert after == "x = 1\n\ny = 2\n\nz = 3\n"
+
+
+def test_a_replacement_found_without_the_blank_line_it_adds_is_not_already_applied() -> None:
+    source = "x = 2\nz = 3\n"
+    result, after = apply(source, block(hunk("x = 1", "x = 2\n")))
+    assert isinstance(result, Refused) and result.code == "not_found"
+    assert after == source
+
+
+def test_an_insertion_already_there_except_a_blank_line_it_keeps_is_already_applied() -> None:
+    # the blank line at the edge is one of the old lines, not an addition
+    source = "a = 1\nimport os\nimport sys\n"
+    result, _ = apply(source, block(hunk("\nimport os", "\nimport os\nimport sys")))
+    assert result == AlreadyApplied("The replacement is already in `src/x.py` at lines 2-3.")
+
+
 def test_an_insertion_whose_context_is_elsewhere_is_still_made() -> None:
     source = "import os\nprint(1)\n"
     _, after = apply(source, block(hunk("import os", "import os\nimport sys")))
@@ -288,6 +321,54 @@ def test_v4a_scope_line_may_name_a_definition_by_its_start() -> None:
     source = "class A(Base):\n    x = 1\nclass B:\n    x = 1\n"
     _, after = apply(source, block(hunk("    x = 1", "    x = 2", scope=("class A",)), fmt="v4a"))
     assert after == "class A(Base):\n    x = 2\nclass B:\n    x = 1\n"
+
+
+def test_v4a_scope_with_a_signature_over_several_lines_holds_the_body_below_it() -> None:
+    # attrs' `def attrs(` spreads its parameters over lines and closes with `):`;
+    # `@@ def attrs(` then `@@ def wrap(cls):` names the function nested in its body
+    source = (
+        "def attrs(\n    maybe_cls=None,\n    these=None,\n):\n"
+        "    def wrap(cls):\n        return cls\n\n    return wrap\n\n\n"
+        "def wrap(cls):\n    return cls\n"
+    )
+    edit = block(
+        hunk("        return cls", "        return cls()", scope=("def attrs(", "def wrap(cls):")),
+        fmt="v4a",
+    )
+    result, after = apply(source, edit)
+    assert isinstance(result, Placed)
+    assert after == source.replace("        return cls\n", "        return cls()\n")
+
+
+def test_v4a_scope_of_a_brace_language_signature_over_several_lines_holds_its_body() -> None:
+    source = (
+        "int count(\n    const char *s\n) {\n    return 0;\n}\n\nint other() {\n    return 0;\n}\n"
+    )
+    edit = block(hunk("    return 0;", "    return 1;", scope=("int count(",)), fmt="v4a")
+    result, after = apply(source, edit)
+    assert isinstance(result, Placed)
+    assert after == source.replace("    return 0;", "    return 1;", 1)
+
+
+def test_v4a_scope_block_goes_on_past_a_string_whose_lines_start_at_column_zero() -> None:
+    # black's scripts/release.py: a method returns an f-string whose lines are not
+    # indented; the class's block goes on below it
+    source = (
+        'class SourceFiles:\n    def __str__(self):\n        return f"""\n> Files:\n'
+        '  current\n"""\n\n    def add(self) -> int:\n        return 1\n\n\n'
+        "def add() -> int:\n    return 1\n"
+    )
+    edit = block(
+        hunk(
+            "        return 1",
+            "        return 3",
+            scope=("class SourceFiles:", "def add(self) -> int:"),
+        ),
+        fmt="v4a",
+    )
+    result, after = apply(source, edit)
+    assert isinstance(result, Placed)
+    assert after == source.replace("        return 1", "        return 3")
 
 
 def test_v4a_scope_not_found_is_refused_naming_it() -> None:

@@ -129,6 +129,18 @@ def test_the_names_a_reply_mentions_are_those_outside_its_code_blocks() -> None:
     assert "hidden" not in words
 
 
+def test_the_names_inside_a_longer_fence_holding_shorter_fences_are_not_mentioned() -> None:
+    # a whole file in a ```` fence whose docstring shows a ``` block: the inner
+    # fences open and close nothing, so `drop` stays inside the code
+    reply = (
+        'app.py\n````python\ndef keep():\n    """Shows:\n```\ndrop\n```\n"""\n'
+        "````\n\nThen ~~~ stays prose, `after` too.\n"
+    )
+    words = names_in_prose(reply)
+    assert "drop" not in words and "keep" not in words
+    assert {"Then", "after"} <= words
+
+
 def test_a_whole_file_whose_last_line_became_shorter_is_not_cut_off() -> None:
     result, after = place("x = 1\ny = 10\n", "x = 1\ny = 1", language=None)
     assert isinstance(result, Placed) and after == "x = 1\ny = 1\n"

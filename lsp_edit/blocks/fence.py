@@ -386,6 +386,9 @@ class FenceBlock:
     names_path: str | None = None  # a fence holding only a path names it
     _pending_minus: ReplyLine | None = None
     _inner_line = 0  # the first fence opened inside this one
+    _read_for_content = 0  # how many content lines `_file_content_before` has read
+    _holds_content = False  # a line a file holds came before any block marker
+    _named_before = False  # a line naming a path came before any block marker
     next_opener: FenceOpener | None = None  # read whole, it ended where this one opens
     suggested = False  # a shell block gave git commands
 
@@ -416,6 +419,9 @@ class FenceBlock:
         self.is_shell = tag.is_shell
         self.is_json = tag.is_json
         self.can_wrap = tag.error is None and tag.target is None
+        # a tag or a path makes it a file's content (a shell block, or an untagged
+        # fence naming no file, is no file: whatever it holds, it may wrap blocks)
+        self._may_be_a_file = (bool(tag.language) or path is not None) and not tag.is_shell
         # shell and JSON content never starts with a diff header, prose may
         self.wraps_diffs = self.can_wrap and not (tag.is_shell or tag.is_json)
 
@@ -435,7 +441,7 @@ class FenceBlock:
             self._close(line.number)
             return Step.DONE
         text = self.opener.dedent(raw)
-        if self.can_wrap:
+        if self.can_wrap and not (self._may_be_a_file and self._file_content_before()):
             pending = self._pending_minus
             if pending is not None:
                 self._pending_minus = None
@@ -571,6 +577,26 @@ class FenceBlock:
     def _closes_nested(self, fence: str) -> bool:
         length = self._nested[-1]
         return fence[0] == self.opener.char and len(fence) >= length
+
+    def _file_content_before(self) -> bool:
+        """Whether the fence held a file's lines before this line: anything but blank
+        lines, fence lines and one line naming a path (the wrapped block's file, as
+        DeepSeek and Gemini write it). Then a block marker or a diff header met now
+        is part of that file (a README showing `git diff` output, docs showing a
+        SEARCH/REPLACE block), never a block: wrapping would drop the lines before."""
+        if not self._holds_content:
+            named = self._named_before
+            for line in self.content[self._read_for_content :]:
+                stripped = line.strip()
+                if not stripped or stripped.startswith(("```", "~~~")):
+                    continue
+                if named or file_named_by(stripped) is None:
+                    self._holds_content = True
+                    break
+                named = True
+            self._named_before = named
+            self._read_for_content = len(self.content)
+        return self._holds_content
 
     def _flush_pending(self) -> None:
         if self._pending_minus is not None:

@@ -23,8 +23,10 @@ A divider directly before the closer, or before the end of a block that never go
 its closer (the next opener, the closing fence around it, the end of the reply), is
 a stray marker, not text. Each other divider is a way to split the block: `hunks`
 splits at the first, `splits` holds the others, and the resolver uses the one
-whose SEARCH half is found in the file. Divider lines at the edges of a REPLACE
-half are dropped when the block has more than one.
+whose SEARCH half is found in the file. At the edges of a REPLACE half, the
+divider written again (as long, or with a word) is dropped; a run of `=` of another
+length (an overline) and one the SEARCH half has at the same edge (a heading
+underline ending both halves) are text.
 """
 
 from __future__ import annotations
@@ -230,14 +232,53 @@ def _split_readings(
     body = [*old, divider, *new]
     cuts = [len(old), *(len(old) + 1 + index for index in inner if index < stray)]
     del cuts[_MAX_READINGS:]  # a block full of underlines keeps a few (linear in its size)
-    readings = [Hunk(tuple(body[:cut]), _without_edge_dividers(body[cut + 1 :])) for cut in cuts]
+    readings = [
+        Hunk(tuple(body[:cut]), _without_stray_markers(body[cut + 1 :], body[:cut], body[cut]))
+        for cut in cuts
+    ]
     return (readings[0],), tuple(readings[1:])
 
 
-def _without_edge_dividers(lines: list[str]) -> tuple[str, ...]:
+def _without_stray_markers(lines: list[str], search: list[str], divider: str) -> tuple[str, ...]:
+    """A REPLACE half without the stray markers at its edges: the divider written
+    again (as long as the one that divides, or with a word). A heading line of
+    another length is text (`========` over a title), and so is one the SEARCH half
+    has at the same edge next to its text (`Usage` / `=====` ending both halves)."""
+    start, end = 0, len(lines)
+    while start < end and _is_stray(lines[start], divider):
+        start += 1
+    while end > start and _is_stray(lines[end - 1], divider):
+        end -= 1
+    lead, trail = _edge_dividers(search)
+    kept = 0
+    while kept < min(start, len(lead)) and lines[start - 1 - kept] == lead[-1 - kept]:
+        kept += 1
+    start -= kept
+    kept = 0
+    while kept < min(len(lines) - end, len(trail)) and lines[end + kept] == trail[kept]:
+        kept += 1
+    end += kept
+    return tuple(lines[start:end])
+
+
+def _is_stray(line: str, divider: str) -> bool:
+    """A divider-like line that repeats the divider: as long, or carrying a word."""
+    if not _is_divider(line):
+        return False
+    run = _equals_run(line)
+    return run < len(line.strip()) or run == _equals_run(divider)
+
+
+def _equals_run(line: str) -> int:
+    stripped = line.strip()
+    return len(stripped) - len(stripped.lstrip("="))
+
+
+def _edge_dividers(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The divider lines that open and those that close `lines`."""
     start, end = 0, len(lines)
     while start < end and _is_divider(lines[start]):
         start += 1
     while end > start and _is_divider(lines[end - 1]):
         end -= 1
-    return tuple(lines[start:end])
+    return lines[:start], lines[end:]

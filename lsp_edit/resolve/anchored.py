@@ -521,9 +521,16 @@ def _covered_by_new(
     """When the old lines are part of the new ones (a hunk that only adds lines
     around its context), each old match that lies inside a match of the new lines,
     with that match: there, the hunk is already applied."""
-    if not _new_holds_old(old, new):
+    offsets = _old_in_new(old, new)
+    if not offsets:
         return {}
-    found = search(ctx.index, new, windows)
+    # `blank_edges` finds the new lines without their blank edges: blank lines the
+    # hunk adds there were not looked for, and are no evidence that it is applied
+    found = [
+        covering
+        for covering in search(ctx.index, new, windows)
+        if any(_edges_are_old(covering, at, len(old), len(new)) for at in offsets)
+    ]
     covered = {}
     for match in matches:
         for covering in found:
@@ -533,15 +540,36 @@ def _covered_by_new(
     return covered
 
 
+def _edges_are_old(covering: Match, at: int, old: int, new: int) -> bool:
+    """Whether the blank lines a match of the new lines left out at its edges are
+    old lines (at new lines `at`..`at + old`), not lines the hunk adds."""
+    top = covering.lead == 0 or (at == 0 and covering.lead <= old)
+    bottom = covering.trail == 0 or (at + old == new and covering.trail <= old)
+    return top and bottom
+
+
+def _edges_not_added(found: Match, old: list[str]) -> bool:
+    """Whether the blank lines a match of the new lines left out at its edges were
+    at the old lines' edges too: blank lines the block adds were not looked for."""
+    lead, trail = blank_edge_counts(old)
+    return found.lead <= lead and found.trail <= trail
+
+
 def _new_holds_old(old: list[str], new: list[str]) -> bool:
     """Whether the new lines hold the old ones among more (whitespace at the edges
     of each line ignored): a hunk that only adds lines around its context."""
+    return bool(_old_in_new(old, new))
+
+
+def _old_in_new(old: list[str], new: list[str]) -> list[int]:
+    """Where the old lines stand among more new lines (whitespace at the edges of
+    each line ignored); [] when the new lines do not hold them."""
     if len(new) <= len(old):
-        return False
+        return []
     old_keys = [line.strip() for line in old]
     new_keys = [line.strip() for line in new]
     size = len(old_keys)
-    return any(new_keys[k : k + size] == old_keys for k in range(len(new_keys) - size + 1))
+    return [k for k in range(len(new_keys) - size + 1) if new_keys[k : k + size] == old_keys]
 
 
 def _already(match: Match, ctx: _Context) -> AlreadyApplied:
@@ -646,13 +674,29 @@ def _scope_matches(written: str, index: LineIndex, lo: int, hi: int) -> list[int
 
 
 def _block_end(lines: Sequence[str], at: int, hi: int) -> int:
-    """The end of the block a line opens: the next non-blank line indented no deeper."""
+    """The end of the block a line opens: the next non-blank line indented no deeper,
+    after the brackets the line opens are closed (a signature spread over lines,
+    `def attrs(` ... `):`, ends at its closing line, however indented), and outside
+    triple-quoted strings (an f-string's lines at column 0 end no block)."""
     depth = len(leading_whitespace(lines[at]))
-    for end in range(at + 1, hi):
+    start = at + 1
+    open_brackets = _bracket_balance(lines[at])
+    while open_brackets > 0 and start < hi:
+        open_brackets += _bracket_balance(lines[start])
+        start += 1
+    in_string = False  # inside a triple-quoted string, whose lines may start anywhere
+    for end in range(start, hi):
         line = lines[end]
-        if line.strip() and len(leading_whitespace(line)) <= depth:
+        if not in_string and line.strip() and len(leading_whitespace(line)) <= depth:
             return end
+        if '"""' in line or "'''" in line:
+            in_string ^= (line.count('"""') + line.count("'''")) % 2 == 1
     return hi
+
+
+def _bracket_balance(line: str) -> int:
+    """How many more brackets the line opens than it closes."""
+    return sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
 
 
 def _not_found(
@@ -660,7 +704,7 @@ def _not_found(
 ) -> AlreadyApplied | Refused:
     if new and new != old:
         found = search(ctx.index, new, windows)
-        if len(found) == 1:
+        if len(found) == 1 and _edges_not_added(found[0], old):
             if _holds_its_result(old, found[0], windows, ctx):
                 return _already(found[0], ctx)
             refused = _why_not_found(hunk, old, new, windows, ctx)

@@ -40,21 +40,31 @@ Mentioned = Callable[[str], bool]
 SymbolsOf = Callable[[Text, str], list[Symbol]]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_FENCE = re.compile(r"\s*(?:`{3,}|~{3,})")
+_FENCE = re.compile(r"\s*(`{3,}|~{3,})(.*)")
 _LISTED = 4
 
 
 def names_in_prose(reply: str) -> frozenset[str]:
     """The words of a reply outside its fenced blocks: what the reply mentions."""
     words: set[str] = set()
-    fenced = False
+    opener = ""  # the open fence's run of backticks or tildes
     for line in reply.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
-        if not fenced:
-            words.update(_WORD.findall(line))
+        fence = _FENCE.match(line)
+        if fence is None:
+            if not opener:
+                words.update(_WORD.findall(line))
+        elif not opener:
+            opener = fence.group(1)
+        elif _closes(fence, opener):
+            opener = ""
     return frozenset(words)
+
+
+def _closes(fence: re.Match[str], opener: str) -> bool:
+    """A fence line closes the open fence: the same character, at least as long,
+    nothing after it (a shorter fence inside a longer one is its text)."""
+    run = fence.group(1)
+    return run[0] == opener[0] and len(run) >= len(opener) and not fence.group(2).strip()
 
 
 def resolve_whole_file(
