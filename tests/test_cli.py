@@ -630,6 +630,8 @@ def test_apply_asks_did_you_mean_for_a_path_one_edit_away_from_a_file(project, t
     code, out, _ = run(capsys, "apply", write_reply(tmp_path, reply), "--root", str(project))
     assert code == 1
     assert "File not found: notes.tx. Did you mean `notes.txt`?" in out
+
+
 def test_a_whole_file_in_a_longer_fence_keeps_a_definition_named_only_inside_it(tmp_path, capsys):
     # the ``` lines of the docstring open and close nothing in the ```` fence: the
     # reply never mentions `drop`, so leaving it out does not delete it
