@@ -34,7 +34,7 @@ def test_a_wrong_value_is_refused_and_the_rest_taken() -> None:
         Settings(),
     )
     assert problems == [
-        "lspEdit.llm.api must be one of openai, ollama; got 'anthropic'.",
+        "lspEdit.llm.api must be one of openai, ollama, vscode; got 'anthropic'.",
         "lspEdit.llm.baseUrl must be an http:// or https:// URL; got 'localhost:8080'.",
         "lspEdit.llm.timeout must be a number of seconds above 0; got 0.",
     ]

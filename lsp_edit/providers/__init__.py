@@ -6,23 +6,31 @@ last event is `Finished` or, when the request fails, a `Failed` value carrying a
 stable code and the message the user reads. Nothing here raises for a failure a
 user can meet (a server that is down, a wrong key, a model not pulled).
 
-Two implementations: any OpenAI-compatible chat-completions endpoint
+Three implementations: any OpenAI-compatible chat-completions endpoint
 (`providers.openai`, server-sent events) and Ollama's own `/api/chat`
-(`providers.ollama`, one JSON object per line). Both talk HTTP through httpx, which
-`provider_for` imports when the first request is made: `lsp-edit apply` and the
-server's start never load it. No LSP types here.
+(`providers.ollama`, one JSON object per line), both over HTTP through httpx, which
+`provider_for` imports when the first request is made (`lsp-edit apply` and the
+server's start never load it); and the editor's own models (`providers.client`,
+VS Code's `vscode.lm`), asked through the client. No LSP types here.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias
 
 from lsp_edit.tools import Tool
 from lsp_edit.values import value
 
-APIS = ("openai", "ollama")
-DEFAULT_BASE_URLS = {"openai": "https://api.openai.com/v1", "ollama": "http://127.0.0.1:11434"}
+if TYPE_CHECKING:
+    from lsp_edit.providers.client import EditorChats
+
+APIS = ("openai", "ollama", "vscode")
+DEFAULT_BASE_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "ollama": "http://127.0.0.1:11434",
+    "vscode": "",  # the editor's models: no URL
+}
 
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 
@@ -95,6 +103,8 @@ FailureCode: TypeAlias = Literal[
     "rate-limited",
     "server-error",
     "bad-request",
+    "blocked",
+    "unsupported",
     "tools-unsupported",
     "stalled",
     "cut",
@@ -129,14 +139,26 @@ class ProviderSettings:
 class ChatProvider(Protocol):
     """A model server: `stream` sends one chat request and yields its reply."""
 
+    @property
+    def takes_tools(self) -> bool: ...
+
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]: ...
 
     async def aclose(self) -> None: ...
 
 
-def provider_for(settings: ProviderSettings, environ: Mapping[str, str]) -> ChatProvider | Failed:
+def provider_for(
+    settings: ProviderSettings, environ: Mapping[str, str], chats: EditorChats | None = None
+) -> ChatProvider | Failed:
     """The provider for these settings, with its API key read from `environ` (never
-    kept anywhere else); `Failed` when the key's variable is named but not set."""
+    kept anywhere else); `Failed` when the key's variable is named but not set. The
+    editor's models (`vscode`) are asked through `chats`."""
+    if settings.api == "vscode":
+        from lsp_edit.providers.client import ClientProvider
+
+        if chats is None:
+            return Failed("unsupported", "The editor's language models cannot be asked here.")
+        return ClientProvider(settings, chats)
     key = None
     if settings.api_key_env:
         key = environ.get(settings.api_key_env) or None

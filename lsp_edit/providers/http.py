@@ -24,6 +24,8 @@ _LONGEST_WAIT = 20.0
 class HttpProvider:
     """A model server over HTTP: the client, the key, and the failures."""
 
+    takes_tools = True
+
     def __init__(self, settings: ProviderSettings, key: str | None) -> None:
         self.settings = settings
         self.base_url = settings.base_url.rstrip("/")

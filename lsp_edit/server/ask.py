@@ -33,6 +33,7 @@ from lsp_edit.changes import Status
 from lsp_edit.conversation import assistant_turn, marker, note, read_history, user_turn
 from lsp_edit.prompt import Ask, ContextFile, Selection, build_request, user_words
 from lsp_edit.server import render
+from lsp_edit.server.chat import ClientChats, register_chat
 from lsp_edit.server.editor import Editor
 from lsp_edit.server.params import Arguments, bad
 from lsp_edit.server.replies import ReplyDocument
@@ -57,6 +58,7 @@ _TOLD_BY = "the next user message"  # how the model learns the user's decisions
 _PROGRESS_EVERY = 0.2  # seconds between progress reports
 _EVENTS_PER_TURN = 4  # stream events read in a row before the server answers others
 _SHOWN_WAIT = 1.0  # seconds to wait for the editor to open a document it was shown
+_EDITOR_MODEL = "VS Code's language model"  # llm.api "vscode" without llm.model: its first
 _RETRY_NOTE = "(lspEdit.retryFailed: lsp-edit sends what became of your blocks back once.)"
 
 
@@ -129,7 +131,7 @@ class Conversation:
 
 
 def register_ask(server: LanguageServer, editor: Editor) -> None:
-    asks = Asks(server, editor)
+    asks = Asks(server, editor, register_chat(server))
 
     @server.command("lspEdit.ask")
     async def ask(ls: LanguageServer, *raw: Any) -> dict[str, Any]:
@@ -144,9 +146,10 @@ def register_ask(server: LanguageServer, editor: Editor) -> None:
 class Asks:
     """Every conversation, and the asks running in them."""
 
-    def __init__(self, server: LanguageServer, editor: Editor) -> None:
+    def __init__(self, server: LanguageServer, editor: Editor, chats: ClientChats) -> None:
         self.server = server
         self.editor = editor
+        self.chats = chats  # the way to the editor's own models (llm.api "vscode")
         self.conversations: dict[Path, Conversation] = {}
         self.by_token: dict[str, Conversation] = {}
         self._tokens = itertools.count(1)
@@ -184,7 +187,7 @@ class Asks:
         from lsp_edit.providers import DEFAULT_BASE_URLS, Failed, ProviderSettings, provider_for
 
         llm = self.editor.settings.llm
-        if not llm.model:
+        if not llm.model and llm.api != "vscode":  # (VS Code's first model, when not set)
             raise bad(
                 "lspEdit.ask: no model is set. Set lspEdit.llm.model (and lspEdit.llm.api, "
                 "lspEdit.llm.baseUrl for a server other than OpenAI): docs/ask.md shows how."
@@ -200,20 +203,28 @@ class Asks:
             ProviderSettings(
                 api=llm.api,
                 base_url=llm.base_url or DEFAULT_BASE_URLS[llm.api],
-                model=llm.model,
+                model=llm.model or "",
                 api_key_env=llm.api_key_env,
                 timeout=llm.timeout,
             ),
             os.environ,
+            self.chats,
         )
         if isinstance(provider, Failed):
             raise bad(f"lspEdit.ask: {provider.message}")
         if given.target is not None and not self.editor.is_reply(given.target):
             conversation.document.reply.set_default_target(str(given.target))
+        if not provider.takes_tools:
+            conversation.tools = False
         try:
             return await self.run(conversation, provider, given, paths)
         finally:
             await provider.aclose()
+
+    def model_name(self) -> str:
+        """The model's name, as the reply document and the progress show it."""
+        llm = self.editor.settings.llm
+        return llm.model or (_EDITOR_MODEL if llm.api == "vscode" else "")
 
     def cancel(self, token: str) -> None:
         conversation = self.by_token.get(token)
@@ -334,7 +345,7 @@ class Asks:
         editor = self.editor
         writer = conversation.writer = ReplyWriter(editor, conversation.path, conversation.document)
         conversation.cancelled = False
-        model = editor.settings.llm.model or ""
+        model = self.model_name()
         token = await self.begin_progress(conversation, model)
         cancelled_from_outside = False
         made: list[PendingChange] = []
@@ -433,7 +444,7 @@ class Asks:
         writer = conversation.writer
         assert writer is not None
         document = conversation.document
-        model = editor.settings.llm.model or ""
+        model = self.model_name()
         await writer.settled()
         history = read_history(document.text.raw)
         summary = self.summary(conversation)

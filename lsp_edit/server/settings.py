@@ -12,7 +12,7 @@ from lsp_edit.values import field, replace, value
 
 SEVERITIES = ("error", "warning", "information", "hint")
 MODES = ("auto", *EDIT_MODES)
-APIS = ("openai", "ollama")  # lsp_edit.providers.APIS, without loading the providers
+APIS = ("openai", "ollama", "vscode")  # lsp_edit.providers.APIS, without loading the providers
 
 
 @value
