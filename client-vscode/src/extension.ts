@@ -33,6 +33,7 @@ import {
   statusText,
 } from "./logic/changes";
 import { fileUriOf, isReply, isSource, PROPOSED_SCHEME, serverCommand, startFailure } from "./logic/server";
+import { offerLanguageModels } from "./models";
 import { InlineReview } from "./inline";
 
 let client: LanguageClient | undefined;
@@ -119,6 +120,7 @@ class Review {
       },
     };
     client = new LanguageClient("lspEdit", "LSP Edit", serverOptions, clientOptions);
+    this.context.subscriptions.push(offerLanguageModels(client));
     try {
       await client.start();
     } catch (error) {
