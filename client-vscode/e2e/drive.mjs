@@ -6,7 +6,8 @@
 //   node e2e/drive.mjs <scenario> <given.json> <saw.json>
 //
 // given.json: { codeServer, vsix, workspace, serverCommand, work, screenshots?,
-// settings? (more user settings) }.
+// settings? (more user settings), extensions? (more .vsix to install),
+// proposedApi? (ids of extensions allowed VS Code's proposed API) }.
 // saw.json gets what the user saw at each step (status bar, messages, the active tab).
 
 import { spawn, spawnSync } from "node:child_process";
@@ -57,17 +58,30 @@ async function startCodeServer() {
   );
   const env = { ...process.env, XDG_CONFIG_HOME: join(given.work, "config") };
   const common = ["--user-data-dir", data, "--extensions-dir", extensions];
-  const installed = spawnSync(given.codeServer, [...common, "--install-extension", given.vsix], {
-    env,
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  if (installed.status !== 0) {
-    throw new Error(`installing ${given.vsix} failed: ${installed.stdout}${installed.stderr}`);
+  for (const vsix of [given.vsix, ...(given.extensions ?? [])]) {
+    const installed = spawnSync(given.codeServer, [...common, "--install-extension", vsix], {
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    if (installed.status !== 0) {
+      throw new Error(`installing ${vsix} failed: ${installed.stdout}${installed.stderr}`);
+    }
   }
+  const proposed = (given.proposedApi ?? []).flatMap((id) => ["--enable-proposed-api", id]);
   const server = spawn(
     given.codeServer,
-    [...common, "--auth", "none", "--bind-addr", "127.0.0.1:0", "--disable-update-check", "--disable-telemetry", given.workspace],
+    [
+      ...common,
+      ...proposed,
+      "--auth",
+      "none",
+      "--bind-addr",
+      "127.0.0.1:0",
+      "--disable-update-check",
+      "--disable-telemetry",
+      given.workspace,
+    ],
     { env, stdio: ["ignore", "pipe", "pipe"] },
   );
   const url = await new Promise((resolve, reject) => {
