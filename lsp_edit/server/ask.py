@@ -214,8 +214,6 @@ class Asks:
             raise bad(f"lspEdit.ask: {provider.message}")
         if given.target is not None and not self.editor.is_reply(given.target):
             conversation.document.reply.set_default_target(str(given.target))
-        if not provider.takes_tools:
-            conversation.tools = False
         try:
             return await self.run(conversation, provider, given, paths)
         finally:
@@ -474,7 +472,7 @@ class Asks:
             history=tuple(history),
             summary=summary,
             max_context_files=editor.settings.llm.max_context_files,
-            tools=tools_for_mode(mode) if conversation.tools else (),
+            tools=tools_for_mode(mode) if conversation.tools and provider.takes_tools else (),
         )
         request = build_request(model, ask)
         outcome = await self.answer(conversation, provider, request)
