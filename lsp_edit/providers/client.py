@@ -47,9 +47,11 @@ class EditorEnd:
 
 @value
 class EditorUnanswered:
-    """The client answered `lspEdit/chat` with a JSON-RPC error (it has no such method)."""
+    """The client answered `lspEdit/chat` with a JSON-RPC error: `missing` when it has
+    no such method."""
 
     reason: str
+    missing: bool = True
 
 
 EditorEvent: TypeAlias = EditorText | EditorEnd | EditorUnanswered
@@ -100,6 +102,11 @@ class ClientProvider:
                 self.chats.cancel(chat_id)
 
     def ending(self, event: EditorEnd | EditorUnanswered) -> Finished | Failed:
+        if isinstance(event, EditorUnanswered) and not event.missing:
+            return Failed(
+                "server-error",
+                f"The editor failed to ask its language model: {event.reason.rstrip('.')}.",
+            )
         if isinstance(event, EditorUnanswered):
             return Failed(
                 "unsupported",

@@ -11,6 +11,7 @@ import logging
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
+from pygls.exceptions import JsonRpcMethodNotFound
 from pygls.lsp.server import LanguageServer
 
 if TYPE_CHECKING:
@@ -43,9 +44,14 @@ class ClientChats:
             # read in order, and a notification is handled as it is read.
             if self.running.pop(chat_id, None) is None:
                 return  # cancelled: nobody reads it
+            if future.cancelled():  # (the server is stopping)
+                events.put_nowait(EditorUnanswered("the request was dropped", missing=False))
+                return
             error = future.exception()
             if error is not None:
-                events.put_nowait(EditorUnanswered(str(error) or type(error).__name__))
+                missing = isinstance(error, JsonRpcMethodNotFound)
+                reason = str(error) or type(error).__name__
+                events.put_nowait(EditorUnanswered(reason, missing=missing))
             else:
                 events.put_nowait(EditorEnd(_plain(future.result())))
 
@@ -63,8 +69,11 @@ class ClientChats:
             return
         events = self.running.get(str(given.get("id")))
         text = given.get("text")
-        if events is None or not isinstance(text, str):
-            log.warning("%s for no running chat, or without text: %r", CHUNK, given)
+        if not isinstance(text, str):
+            log.warning("%s without text: %r", CHUNK, given)
+            return
+        if events is None:  # (pieces already sent when the chat was cancelled)
+            log.debug("%s for no running chat: %r", CHUNK, given.get("id"))
             return
         events.put_nowait(EditorText(text))
 

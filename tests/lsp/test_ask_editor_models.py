@@ -245,6 +245,23 @@ async def test_an_editor_without_language_models_says_which_setting_to_change(
     )
 
 
+async def test_an_editor_that_fails_to_answer_says_so_and_keeps_what_arrived(
+    editor: Editor, vscode_lm: EditorModel
+) -> None:
+    async def broken(params: Any) -> None:
+        chat_id = _plain(params)["id"]
+        editor.client.protocol.notify("lspEdit/chatChunk", {"id": chat_id, "text": "Let me see.\n"})
+        raise RuntimeError("the extension broke")
+
+    editor.client.protocol.fm.features["lspEdit/chat"] = broken
+    editor.client.report_server_error = lambda error, source: None  # type: ignore[method-assign]
+    result = await ask(editor, "Go.")
+    assert result["code"] == "server-error"
+    assert result["message"].startswith("The editor failed to ask its language model: ")
+    assert "the extension broke" in result["message"]
+    assert "Let me see.\n" in transcript(editor)
+
+
 async def test_a_stalled_editor_model_is_stopped_and_its_request_cancelled(
     editor: Editor, vscode_lm: EditorModel
 ) -> None:
