@@ -1,7 +1,8 @@
 """`lspEdit.ask`: asks the model from the editor (docs/ask.md).
 
 The command builds the request (`lsp_edit.prompt`), sends it to the provider the
-`lspEdit.llm` settings name (`lsp_edit.providers`, loaded at the first ask), and
+`lspEdit.llm` settings name (`lsp_edit.providers`, loaded at the first ask: a model
+server over HTTP, or the editor's own models through the client, `server.chat`), and
 streams the reply into the session's reply document (`lsp_edit.conversation`),
 where each block becomes a pending change the moment its closing line arrives, as in
 any reply document (`ReplyWriter`, `replies`). It runs while the server goes on
