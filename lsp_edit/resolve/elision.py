@@ -89,8 +89,20 @@ def is_dots_only(line: str) -> bool:
 
 def placeholders_in(new: Sequence[str], literal: Collection[str]) -> list[int]:
     """Indices of the placeholder lines in `new`, except those whose text (stripped)
-    is in `literal` (the old lines hold the same comment: it is real)."""
-    return [i for i, line in enumerate(new) if is_placeholder(line) and line.strip() not in literal]
+    is in `literal` (the old lines hold the same comment: it is real), and lines of
+    dots alone shaped like a line of dots the old lines hold (a reStructuredText
+    divider, a benchmark's progress dots: `.....` where the file has `........`)."""
+    found = [i for i, line in enumerate(new) if is_placeholder(line)]
+    found = [i for i in found if new[i].strip() not in literal]
+    if not found:
+        return found
+    shapes = {_dots_shape(line) for line in literal if is_dots_only(line)}
+    return [i for i in found if not shapes or _dots_shape(new[i]) not in shapes]
+
+
+def _dots_shape(line: str) -> str:
+    """A line of dots with each run of dots written as three: `# .....` is `# ...`."""
+    return re.sub(r"\.{3,}|…", "...", line.strip())
 
 
 @value
