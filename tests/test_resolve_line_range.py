@@ -98,3 +98,11 @@ def test_a_commented_dots_placeholder_still_keeps_lines_where_the_range_holds_ba
     assert rendered(LineRangeTarget(1, 6), new, source) == (
         "class P:\n    def a(self):\n        ...\n    x = 1\n    y = 3\n"
     )
+
+
+def test_a_range_replaced_by_a_line_of_dots_alone_gets_that_line() -> None:
+    # colorama's README.rst: the underline of the title above the range became dots
+    source = "Usage\n-----\n\nText.\n"
+    assert rendered(LineRangeTarget(2, 3), (".....",), source) == "Usage\n.....\n\nText.\n"
+    stub = "def f():\n    return 1\n"
+    assert rendered(LineRangeTarget(2, 3), ("    ...",), stub) == "def f():\n    ...\n"
