@@ -283,3 +283,26 @@ def test_a_stub_body_in_a_patch_or_an_edit_block_is_written(fmt: str) -> None:
     assert isinstance(result, Placed)
     after = Text.from_string(PROTOCOL).replace(result.edits).render()
     assert after == PROTOCOL + "\n    def attribute(self) -> int:\n        ...\n"
+
+
+def test_a_heading_underlined_with_dots_is_written_as_it_is() -> None:
+    # colorama's README.rst: a section's underline became dots in the next version
+    source = "Usage\n=====\n\nInitialisation\n--------------\n\nCall init().\n\nEnd\n...\n"
+    _, after = place(
+        source,
+        "Initialisation\n--------------\n\nCall init().",
+        "Initialisation\n..............\n\nCall init().",
+    )
+    assert after == source.replace("-" * 14, "." * 14)
+    indented = "".join(f"        {line}\n" for line in source.splitlines())
+    _, after = place(
+        indented,
+        "        Initialisation\n        --------------",
+        "        Initialisation\n        ..............",
+    )
+    assert after == indented.replace("-" * 14, "." * 14)
+
+
+def test_dots_under_a_line_of_code_still_stand_for_the_lines_left_out() -> None:
+    _, after = place(FUNCTION, FUNCTION.rstrip("\n"), "def g():\n....\n    return a")
+    assert after == FUNCTION.replace("def f", "def g")

@@ -81,3 +81,28 @@ def test_a_stub_body_written_in_a_range_with_nothing_left_out_stays() -> None:
     assert rendered(LineRangeTarget(2, 4), content, source) == (
         "class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        ...\n"
     )
+
+
+def test_a_line_of_dots_where_the_range_holds_a_longer_one_is_written_as_it_is() -> None:
+    # a benchmark's progress dots in reStructuredText (attrs' how-does-it-work.rst)
+    source = "Before:\n\n  ....................\n  Mean: 250 ns\n"
+    new = ("  .........................................", "  Mean: 228 ns")
+    assert rendered(LineRangeTarget(3, 5), new, source) == (
+        "Before:\n\n  .........................................\n  Mean: 228 ns\n"
+    )
+
+
+def test_a_commented_dots_placeholder_still_keeps_lines_where_the_range_holds_bare_dots() -> None:
+    source = "class P:\n    def a(self):\n        ...\n    x = 1\n    y = 2\n"
+    new = ("class P:", "    # ...", "    y = 3")
+    assert rendered(LineRangeTarget(1, 6), new, source) == (
+        "class P:\n    def a(self):\n        ...\n    x = 1\n    y = 3\n"
+    )
+
+
+def test_a_range_replaced_by_a_line_of_dots_alone_gets_that_line() -> None:
+    # colorama's README.rst: the underline of the title above the range became dots
+    source = "Usage\n-----\n\nText.\n"
+    assert rendered(LineRangeTarget(2, 3), (".....",), source) == "Usage\n.....\n\nText.\n"
+    stub = "def f():\n    return 1\n"
+    assert rendered(LineRangeTarget(2, 3), ("    ...",), stub) == "def f():\n    ...\n"

@@ -480,6 +480,9 @@ const scenarios = {
     await user.page.keyboard.type("Skip duplicates and count quantities.");
     await user.page.keyboard.press("Enter");
     await watch(answered(1));
+    // The status bar may show the last change a moment after the toast (a loaded host).
+    const settled = Date.now() + 10_000;
+    await watch(async () => statuses.includes("2 pending changes") || Date.now() > settled);
     note("answered", {
       statuses,
       messages: await user.messages(),

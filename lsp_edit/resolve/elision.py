@@ -89,8 +89,37 @@ def is_dots_only(line: str) -> bool:
 
 def placeholders_in(new: Sequence[str], literal: Collection[str]) -> list[int]:
     """Indices of the placeholder lines in `new`, except those whose text (stripped)
-    is in `literal` (the old lines hold the same comment: it is real)."""
-    return [i for i, line in enumerate(new) if is_placeholder(line) and line.strip() not in literal]
+    is in `literal` (the old lines hold the same comment: it is real), new lines
+    that are dots alone and nothing else (a stub's `...` body, an underline), lines
+    of dots alone shaped like a line of dots the old lines hold (a benchmark's
+    progress dots: `.....` where the file has `........`), and a heading's underline
+    of dots."""
+    found = [i for i, line in enumerate(new) if is_placeholder(line)]
+    found = [i for i in found if new[i].strip() not in literal]
+    if not found or all(is_dots_only(line) for line in new if line.strip()):
+        return []  # dots alone say nothing but themselves: `...` as a stub's body
+    shapes = {_dots_shape(line) for line in literal if is_dots_only(line)}
+    found = [i for i in found if not shapes or _dots_shape(new[i]) not in shapes]
+    return [i for i in found if not _underlines(new, i)]
+
+
+def _dots_shape(line: str) -> str:
+    """A line of dots with each run of dots written as three: `# .....` is `# ...`."""
+    return re.sub(r"\.{3,}|…", "...", line.strip())
+
+
+def _underlines(lines: Sequence[str], i: int) -> bool:
+    """Whether line `i` is a heading's underline of dots (reStructuredText, also as
+    indented in a package's PKG-INFO): four dots or more, under a title indented as
+    much and no longer than they are."""
+    if i == 0:
+        return False
+    line, title = lines[i].rstrip(), lines[i - 1].rstrip()
+    dots = line.lstrip()
+    if len(dots) < 4 or dots.strip(".") or not title.strip():
+        return False
+    indent = len(line) - len(dots)
+    return len(title) - len(title.lstrip()) == indent and len(title) <= len(line)
 
 
 @value

@@ -294,9 +294,9 @@ class Editor:
 
     def publish(self, paths: Sequence[Path] | set[Path]) -> None:
         """Publishes the diagnostics of these files now (and clears them where no
-        change is left)."""
+        change is left), and of the reply documents that show changes to them."""
         view = self.view()
-        for path in paths:
+        for path in self._with_their_replies(paths):
             if path == NOWHERE:
                 continue
             document = self.replies.get(path)
@@ -321,6 +321,16 @@ class Editor:
         if self.client.lens_refresh:
             self.server.workspace_code_lens_refresh(None)
         self._tell_decisions()
+
+    def _with_their_replies(self, paths: Sequence[Path] | set[Path]) -> list[Path]:
+        """These files, then every reply document with a change (or a block that
+        failed) in one of them: a decision on it changes what the reply shows."""
+        wanted = list(dict.fromkeys(paths))
+        files = set(wanted)
+        for reply, document in self.replies.items():
+            if reply not in files and self.reply_targets(document) & files:
+                wanted.append(reply)
+        return wanted
 
     def _tell_decisions(self) -> None:
         """Wakes whoever waits for a decision, when the store counted one: every

@@ -58,6 +58,7 @@ class ReplyWriter:
         # edits go before its last newline, see `_range_for`).
         self._open = False
         self._pump: asyncio.Task[None] | None = None
+        self._sending = ""  # the text on its way into the buffer, not yet echoed
         self._echo = asyncio.Event()
 
     @property
@@ -121,6 +122,8 @@ class ReplyWriter:
             ended = self._held + "\n"
         elif self._queue:
             ended = "" if self._queue[-1].endswith("\n") else "\n"
+        elif self._sending:
+            ended = "" if self._sending.endswith("\n") else "\n"
         elif self._open:
             ended = "\n"
         else:
@@ -164,7 +167,11 @@ class ReplyWriter:
             text = "".join(self._queue)
             self._queue.clear()
             if self.in_buffer:
-                await self._edit_buffer(text)
+                self._sending = text
+                try:
+                    await self._edit_buffer(text)
+                finally:
+                    self._sending = ""
             else:
                 self._to_disk(text)
 

@@ -567,9 +567,15 @@ class Store:
         """The editor applied these (it answered the edit with `applied: true`)."""
         for change in changes:
             if change.pending:
-                change.status = Status.APPLIED
-                self.decisions += 1
-                change.seen_applied = True
+                self._now_applied(change)
+
+    def _now_applied(self, change: PendingChange) -> None:
+        """The change is in the buffer. A message an earlier attempt left (the editor
+        refused its edit once) no longer describes it."""
+        change.status = Status.APPLIED
+        self.decisions += 1
+        change.seen_applied = True
+        change.message = None
 
     def take_anyway(self, change_id: str, text: Text) -> PendingChange:
         """A whole-file block refused as cut off (or as not the whole file), placed as
@@ -824,8 +830,7 @@ class Store:
         )
         for change in reading.changes:
             if change.pending:
-                change.status = Status.APPLIED
-                self.decisions += 1
+                self._now_applied(change)
             change.seen_applied = True
         ordered = sorted(reading.edits, key=lambda e: (e.start, e.end), reverse=True)
         self._follow(path, [Splice(e.start, e.end, len(e.new_lines)) for e in ordered])
@@ -924,16 +929,12 @@ class Store:
                 self._place_again(change, "You edited the lines it changes.")
 
     def _applied_by_editor(self, change: PendingChange) -> None:
-        change.status = Status.APPLIED
-        self.decisions += 1
-        change.seen_applied = True
+        self._now_applied(change)
         change.hunks = []
         for dependency in change.depends_on:
             if self._still_pending(dependency):
                 inner = self.changes[dependency]
-                inner.status = Status.APPLIED
-                self.decisions += 1
-                inner.seen_applied = True
+                self._now_applied(inner)
                 inner.hunks = []
 
     def _settle(

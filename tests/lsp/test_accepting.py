@@ -377,3 +377,32 @@ async def test_closing_an_edited_buffer_unsaved_keeps_changes_inside_the_disk_te
     assert listed["range"]["start"]["line"] == 8
     result = await editor.command("lspEdit.accept", {"id": change["id"]})
     assert result["status"] == "applied"
+
+
+async def test_reject_all_clears_a_failed_block_from_its_reply_document(editor: Editor) -> None:
+    editor.open(PATH, CART)
+    missing = search_replace(PATH, "    def checkout(self):\n", "    pass\n")
+    editor.open("answer.llm.md", missing + TOTAL)
+    await editor.settle()
+    codes = [d.code for d in await lsp_edit_diagnostics(editor, "answer.llm.md")]
+    assert "not-found" in codes
+    await editor.command("lspEdit.rejectAll", {})
+    await editor.settle()
+    assert await lsp_edit_diagnostics(editor, "answer.llm.md") == []
+    assert await lsp_edit_diagnostics(editor, PATH) == []
+
+
+async def test_a_change_accepted_after_the_editor_refused_it_once_says_nothing_of_the_refusal(
+    editor: Editor,
+) -> None:
+    editor.open(PATH, CART)
+    (change,) = (await propose(editor, TOTAL))["changes"]
+    editor.refuse_next_edits = 2
+    refused = await editor.command("lspEdit.accept", {"id": change["id"]})
+    assert refused["status"] == "pending"
+    assert "did not apply it" in refused["message"]
+    accepted = await editor.command("lspEdit.accept", {"id": change["id"]})
+    assert accepted == {"id": change["id"], "status": "applied"}
+    (listed,) = (await editor.command("lspEdit.list", {}))["changes"]
+    assert listed["status"] == "applied"
+    assert "message" not in listed

@@ -116,6 +116,23 @@ async def test_the_reply_streams_into_a_reply_document_and_its_blocks_become_pen
     assert (asking.uri(TRANSCRIPT) in asking.documents) is in_buffer(asking)
 
 
+async def test_an_editor_slow_to_report_its_edits_gets_no_blank_line_after_the_last_block(
+    asking: Editor, model: FakeModel
+) -> None:
+    # Neovim reports each edit of the reply after a pause: the reply's last newline is
+    # still on its way when the stream ends, and the note must follow it directly.
+    asking.debounce = 0.3
+    # Two characters an event: `>>>>>>` goes at once, `> REPLACE\n` when its newline
+    # arrives, and the stream ends while the editor has not yet reported that edit.
+    reply = "Once.\n\n" + ADD.rstrip("\n") + "\n"
+    reply = " " * (reply.rindex(">>>>>>>") % 2) + reply
+    model.script.append(Reply(reply, chunk=2, delay=0.06))
+    result = await ask(asking, "Skip duplicates.")
+    assert result["status"] == "done"
+    await asking.debounced()
+    assert reply + "<!-- lsp-edit: note finished (stop)" in transcript(asking)
+
+
 async def test_the_request_carries_the_modes_instructions_the_file_and_the_tools(
     asking: Editor, model: FakeModel
 ) -> None:

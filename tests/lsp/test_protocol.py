@@ -247,7 +247,7 @@ def test_a_notification_with_bad_params_is_dropped_without_an_answer(server: Wir
     server.send_raw(frame(json_bytes({"jsonrpc": "2.0", "method": "x/y", "params": [1]})))
     # The document's text is as it was opened: the bad change changed nothing.
     proposed = server.command("lspEdit.proposed", {"uri": uri})
-    assert proposed["result"] == {"text": "A\n"}
+    assert proposed["result"] == {"text": "A\n", "changes": []}
     assert _still_answers(server) == []
 
 
