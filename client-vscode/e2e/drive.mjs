@@ -608,7 +608,7 @@ const scenarios = {
   },
 
   /** A file with a real Git conflict, then a reply document with a SEARCH/REPLACE
-   * block, then the file again: what lenses and conflict colours each shows, and the
+   * block, then the block in plain Markdown, then the file again: what lenses and conflict colours each shows, and the
    * user settings file at the start (tests/vscode/test_merge_conflict.py). */
   async "merge-conflict-marks"(user) {
     note("settings before", { text: readFileSync(join(given.work, "data", "User", "settings.json"), "utf8") });
@@ -621,6 +621,10 @@ const scenarios = {
       "reply",
       await settled(marks, (now) => now.lenses.some((lens) => /\bAccept\b/.test(lens)) && !now.lenses.some((lens) => lens.includes("Current Change"))),
     );
+    // The same block in a Markdown file that is no reply document, as pasted there.
+    await user.openFile("pasted.md");
+    await user.page.waitForSelector(".editor-group-container.active .view-line >> text=REPLACE");
+    note("pasted", await settled(marks, () => false, 3000));
     await user.openFile("merged.py");
     note("conflict again", await settled(marks, (now) => now.lenses.some((lens) => lens.includes("Accept Current Change"))));
   },
@@ -631,15 +635,15 @@ const scenarios = {
   },
 };
 
-/** What `read` gives once `done` holds for it and a second more has passed (or
- * after 20 seconds, whatever it gives then): lenses and decorations follow a change
- * of settings a moment later. */
-async function settled(read, done) {
+/** What `read` gives once `done` holds for it and `quiet` milliseconds more have
+ * passed (or after 20 seconds, whatever it gives then): lenses and decorations follow
+ * a change of settings a moment later. */
+async function settled(read, done, quiet = 1000) {
   const until = Date.now() + 20_000;
   while (!done(await read()) && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await new Promise((resolve) => setTimeout(resolve, quiet));
   return read();
 }
 

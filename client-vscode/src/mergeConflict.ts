@@ -7,12 +7,12 @@ import * as vscode from "vscode";
 
 import {
   ConflictMarks,
-  hasConflictMarker,
   MERGE_CONFLICT_SECTION,
   replyInFront,
   SAVED_KEY,
   type Saved,
   type Shown,
+  shownAs,
 } from "./logic/mergeConflict";
 
 /** Whether the document is a reply document (`isReply` with the user's globs). */
@@ -74,10 +74,8 @@ function hidden(isReply: IsReply): boolean {
   if (!vscode.workspace.getConfiguration("lspEdit").get<boolean>("replyDocuments.hideMergeConflict", true)) {
     return false;
   }
-  const shown = (document: vscode.TextDocument): Shown => ({
-    reply: isReply(document),
-    marked: hasConflictMarker(document.getText()),
-  });
+  const shown = (document: vscode.TextDocument): Shown =>
+    shownAs(isReply(document), document.languageId, document.getText());
   const active = vscode.window.activeTextEditor?.document;
   return replyInFront(
     active && shown(active),

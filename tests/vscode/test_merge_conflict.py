@@ -1,8 +1,8 @@
 """Git's merge-conflict marks in a real VS Code (code-server in headless Chromium, the
 packaged extension installed, the real `lsp-edit serve`): a SEARCH/REPLACE block in a
-reply document looks like a conflict, yet only lsp-edit's lenses show there, while a
-real conflict in a source file keeps Git's, and the user settings file ends as it
-began (issue 19)."""
+reply document (or in a reply kept in a Markdown file) looks like a conflict, yet
+only lsp-edit's lenses show there, while a real conflict in a source file keeps
+Git's, and the user settings file ends as it began (issue 19)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,7 @@ def test_a_reply_document_shows_only_lsp_edits_lenses_and_a_real_conflict_keeps_
 ) -> None:
     folder = project(tmp_path)
     (folder / "notes.llm.md").write_text(BLOCK)
+    (folder / "pasted.md").write_text(BLOCK)
     (folder / "src" / "merged.py").write_text(CONFLICT)
     saw = drive("merge-conflict-marks", tmp_path, [str(SERVER), "serve"])
     steps = {step["step"]: step for step in saw["steps"]}
@@ -70,6 +71,9 @@ def test_a_reply_document_shows_only_lsp_edits_lenses_and_a_real_conflict_keeps_
     assert {"Accept", "Reject"} <= lsp_edit_lenses(steps["reply"]), steps["reply"]
     assert git_lenses(steps["reply"]) == [], steps["reply"]
     assert git_decorations(steps["reply"]) == [], steps["reply"]
+    # A reply kept in a Markdown file that is no reply document is no conflict either.
+    assert git_lenses(steps["pasted"]) == [], steps["pasted"]
+    assert git_decorations(steps["pasted"]) == [], steps["pasted"]
     # Back on the conflict, Git's marks are back.
     assert git_lenses(steps["conflict again"]), steps["conflict again"]
     assert git_decorations(steps["conflict again"]), steps["conflict again"]

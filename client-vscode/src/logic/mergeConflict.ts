@@ -5,6 +5,8 @@
 // document with a block is in front, its two settings are switched off in the user's
 // settings, and what the user had is put back after. Nothing here imports `vscode`.
 
+import { PROSE_LANGUAGES } from "./server";
+
 /** The section of the built-in feature's settings, and the two it is turned off by. */
 export const MERGE_CONFLICT_SECTION = "merge-conflict";
 export const MERGE_CONFLICT_SETTINGS: readonly string[] = ["codeLens.enabled", "decorators.enabled"];
@@ -14,17 +16,24 @@ export const MERGE_CONFLICT_SETTINGS: readonly string[] = ["codeLens.enabled", "
  * crashed, has them put back when the extension starts again. */
 export const SAVED_KEY = "lspEdit.mergeConflict.saved";
 
-/** Whether a document's text has what the feature takes for a conflict: a line that
- * starts `<<<<<<<`. */
-export function hasConflictMarker(text: string): boolean {
-  return /^<<<<<<</m.test(text);
-}
-
-/** A document on screen: whether it is a reply document, whether it has a line the
- * feature takes for the start of a conflict. */
+/** A document on screen: whether it is a reply, whether it has a line the feature
+ * takes for the start of a conflict. */
 export interface Shown {
   reply: boolean;
   marked: boolean;
+}
+
+/** A document as the feature would mark it. A reply is a reply document
+ * (`replyGlobs`), or a Markdown or plain text document whose only conflict-like lines
+ * start SEARCH/REPLACE blocks (a reply kept in `reply.md`): Git names a side
+ * `HEAD` or a branch, never `SEARCH`. */
+export function shownAs(replyDocument: boolean, languageId: string, text: string): Shown {
+  const starts = text.match(/^<<<<<<<.*$/gm) ?? [];
+  const blocksOnly = starts.length > 0 && starts.every((line) => /^<<<<<<< SEARCH\s*$/.test(line));
+  return {
+    reply: replyDocument || (PROSE_LANGUAGES.includes(languageId) && blocksOnly),
+    marked: starts.length > 0,
+  };
 }
 
 /** Whether the marks are hidden: while the active editor is a reply with a block;

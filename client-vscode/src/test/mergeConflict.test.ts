@@ -3,11 +3,11 @@ import { test } from "node:test";
 
 import {
   ConflictMarks,
-  hasConflictMarker,
   type Memory,
   replyInFront,
   type Saved,
   type SettingValues,
+  shownAs,
   type UserSettings,
 } from "../logic/mergeConflict";
 
@@ -170,11 +170,18 @@ test("steps asked at once run one after the other", async () => {
   assert.equal(settings.log.length, 8);
 });
 
-test("a conflict is a line that starts with seven <", () => {
-  assert.ok(hasConflictMarker("src/cart.py\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n"));
-  assert.ok(hasConflictMarker("<<<<<<< HEAD"));
-  assert.ok(!hasConflictMarker("```python:Cart-add\ndef add(self):\n```\n"));
-  assert.ok(!hasConflictMarker("text <<<<<<< inside a line"));
+test("a reply document with a block is a marked reply, a Markdown file with only SEARCH/REPLACE blocks too", () => {
+  const block = "src/cart.py\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
+  const conflict = "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n";
+  assert.deepEqual(shownAs(true, "markdown", block), { reply: true, marked: true });
+  assert.deepEqual(shownAs(true, "markdown", "```python:Cart-add\ndef add(self):\n```\n"), { reply: true, marked: false });
+  assert.deepEqual(shownAs(false, "markdown", block), { reply: true, marked: true });
+  assert.deepEqual(shownAs(false, "plaintext", block + block), { reply: true, marked: true });
+  // Git's conflicts: in Markdown, in a source file, or beside a block.
+  assert.deepEqual(shownAs(false, "markdown", conflict), { reply: false, marked: true });
+  assert.deepEqual(shownAs(false, "markdown", block + conflict), { reply: false, marked: true });
+  assert.deepEqual(shownAs(false, "python", block), { reply: false, marked: true });
+  assert.deepEqual(shownAs(false, "markdown", "text <<<<<<< inside a line\n"), { reply: false, marked: false });
 });
 
 test("the marks are hidden while a reply with a block is active, or on screen beside no conflict", () => {
