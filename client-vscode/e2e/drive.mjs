@@ -41,6 +41,7 @@ async function startCodeServer() {
   const data = join(given.work, "data");
   const extensions = join(given.work, "extensions");
   mkdirSync(join(data, "User"), { recursive: true });
+  // Laid out as VS Code writes it, as a user's own file is.
   writeFileSync(
     join(data, "User", "settings.json"),
     JSON.stringify({
@@ -54,7 +55,7 @@ async function startCodeServer() {
       "editor.codeLens": true,
       "files.autoSave": "off",
       ...(given.settings ?? {}),
-    }),
+    }, null, 4),
   );
   const env = { ...process.env, XDG_CONFIG_HOME: join(given.work, "config") };
   const common = ["--user-data-dir", data, "--extensions-dir", extensions];
@@ -623,11 +624,63 @@ const scenarios = {
     note("typed", { views: await user.diffViews() });
   },
 
+  /** A file with a real Git conflict, then a reply document with a SEARCH/REPLACE
+   * block, then the block in plain Markdown, then the file again: what lenses and conflict colours each shows, and the
+   * user settings file at the start (tests/vscode/test_merge_conflict.py). */
+  async "merge-conflict-marks"(user) {
+    note("settings before", { text: readFileSync(join(given.work, "data", "User", "settings.json"), "utf8") });
+    const marks = async () => ({ lenses: await user.codeLenses(), decorations: await conflictDecorations(user.page) });
+    await user.openFile("merged.py");
+    note("conflict", await settled(marks, (now) => now.lenses.some((lens) => lens.includes("Accept Current Change"))));
+    await user.openFile("notes.llm.md");
+    await user.waitForStatus(/1 pending change/);
+    note(
+      "reply",
+      await settled(marks, (now) => now.lenses.some((lens) => /\bAccept\b/.test(lens)) && !now.lenses.some((lens) => lens.includes("Current Change"))),
+    );
+    // The same block in a Markdown file that is no reply document, as pasted there.
+    await user.openFile("pasted.md");
+    await user.page.waitForSelector(".editor-group-container.active .view-line >> text=REPLACE");
+    note("pasted", await settled(marks, () => false, 3000));
+    await user.openFile("merged.py");
+    note("conflict again", await settled(marks, (now) => now.lenses.some((lens) => lens.includes("Accept Current Change"))));
+  },
+
   /** A server command that does not exist: the user is told what to set. */
   async "no-server"(user) {
     note("started", { messages: await user.waitForMessage(/could not start its server/) });
   },
 };
+
+/** What `read` gives once `done` holds for it and `quiet` milliseconds more have
+ * passed (or after 20 seconds, whatever it gives then): lenses and decorations follow
+ * a change of settings a moment later. */
+async function settled(read, done, quiet = 1000) {
+  const until = Date.now() + 20_000;
+  while (!done(await read()) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  await new Promise((resolve) => setTimeout(resolve, quiet));
+  return read();
+}
+
+/** The texts decorations add to the lines of the active editor, such as Git's
+ * "(Current Change)" on a conflict's first line. */
+async function conflictDecorations(page) {
+  return page.evaluate(() => {
+    const editor = document.querySelector(".editor-group-container.active .editor-instance .monaco-editor");
+    const texts = [];
+    for (const element of editor?.querySelectorAll(".view-lines span") ?? []) {
+      for (const pseudo of ["::before", "::after"]) {
+        const content = getComputedStyle(element, pseudo).content;
+        if (content && content !== "none" && content !== "normal") {
+          texts.push(content.replace(/^"|"$/g, "").trim());
+        }
+      }
+    }
+    return texts;
+  });
+}
 
 async function main() {
   const { server, url } = await startCodeServer();

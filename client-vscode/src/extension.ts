@@ -35,20 +35,26 @@ import {
 import { fileUriOf, isReply, isSource, PROPOSED_SCHEME, serverCommand, startFailure } from "./logic/server";
 import { offerLanguageModels } from "./models";
 import { InlineReview } from "./inline";
+import { hideConflictMarksInReplies } from "./mergeConflict";
+import { type ConflictMarks } from "./logic/mergeConflict";
 
 let client: LanguageClient | undefined;
+let conflictMarks: ConflictMarks | undefined;
 
 /** How long a review notification stays at most: as long as VS Code shows an
  * information message. */
 const REVIEW_NOTIFICATION_MS = 15_000;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  conflictMarks = await hideConflictMarksInReplies(context, (document) =>
+    isReply(document.uri.path, replyGlobs()),
+  );
   const review = new Review(context);
   await review.start();
 }
 
 export async function deactivate(): Promise<void> {
-  await client?.stop();
+  await Promise.all([conflictMarks?.end(), client?.stop()]);
 }
 
 /** The notification of a proposed reply's review: it says what waits, its bar how
