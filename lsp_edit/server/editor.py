@@ -193,11 +193,19 @@ class Editor:
         return render.View(
             self.encoding,
             self.uri_of,
-            self.store.buffer_of,
+            self.buffer_of,
             self.settings.pending_severity,
             related_information=self.client.related_information,
             reply_buffer=self.reply_buffer,
         )
+
+    def buffer_of(self, path: Path) -> TrackedBuffer | None:
+        """The lines of a file as the server follows them: with its changes, or as the
+        editor has it open (a file with only failures)."""
+        found = self.store.buffer_of(path)
+        if found is None and path in self.opened:
+            return self.opened[path].buffer
+        return found
 
     def reply_buffer(self, uri: str) -> TrackedBuffer | None:
         path = self.path_of(uri)
