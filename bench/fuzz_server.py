@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         done += max(ServerFuzz.steps - before, 1)
         round_seed += 1
         if result is None:
-            break
+            continue  # a clean round may end short of its steps: the next seed goes on
         found.append(result)
         print(report(result), flush=True)
         ServerFuzz.allowed |= {result.kind}

@@ -193,11 +193,19 @@ class Editor:
         return render.View(
             self.encoding,
             self.uri_of,
-            self.store.buffer_of,
+            self.buffer_of,
             self.settings.pending_severity,
             related_information=self.client.related_information,
             reply_buffer=self.reply_buffer,
         )
+
+    def buffer_of(self, path: Path) -> TrackedBuffer | None:
+        """The lines of a file as the server follows them: with its changes, or as the
+        editor has it open (a file with only failures)."""
+        found = self.store.buffer_of(path)
+        if found is None and path in self.opened:
+            return self.opened[path].buffer
+        return found
 
     def reply_buffer(self, uri: str) -> TrackedBuffer | None:
         path = self.path_of(uri)
@@ -323,12 +331,14 @@ class Editor:
         self._tell_decisions()
 
     def _with_their_replies(self, paths: Sequence[Path] | set[Path]) -> list[Path]:
-        """These files, then every reply document with a change (or a block that
-        failed) in one of them: a decision on it changes what the reply shows."""
+        """These files, then every reply document that shows a change (or a block that
+        failed) in one of them: a decision on it changes what the reply shows. (A reply
+        the editor closed shows nothing: its changes are only listed.)"""
         wanted = list(dict.fromkeys(paths))
         files = set(wanted)
         for reply, document in self.replies.items():
-            if reply not in files and self.reply_targets(document) & files:
+            shows = reply in self.opened or reply in self._published
+            if shows and reply not in files and self.reply_targets(document) & files:
                 wanted.append(reply)
         return wanted
 

@@ -163,11 +163,15 @@ def _problem_range(buffer: TrackedBuffer | None, change: PendingChange, view: Vi
 
 
 def _refused_range(buffer: TrackedBuffer | None, lines: tuple[int, int], view: View) -> types.Range:
-    """1-based inclusive `lines` as a range, kept inside the buffer."""
+    """1-based inclusive `lines` as a range, kept inside the buffer. In a file the
+    editor does not have open, whose lines the server does not hold, the start of
+    the first line: where its last line ends is not known (the lines are shown whole
+    once the file is open)."""
     first, last = lines[0] - 1, lines[1]
-    if buffer is not None:
-        count = buffer.line_count
-        first, last = min(first, max(count - 1, 0)), min(last, count)
+    if buffer is None:
+        return lines_range(buffer, first, first, view)
+    count = buffer.line_count
+    first, last = min(first, max(count - 1, 0)), min(last, count)
     return lines_range(buffer, first, max(first + 1, last), view)
 
 

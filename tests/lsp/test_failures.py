@@ -102,3 +102,23 @@ async def test_a_path_one_edit_away_from_a_file_asks_did_you_mean(editor: Editor
     (change,) = await propose(editor, search_replace("shop/cartt.py", search, search))
     assert change["code"] == "file-not-found"
     assert change["message"] == "File not found: shop/cartt.py. Did you mean `shop/cart.py`?"
+
+
+async def test_a_failure_in_a_file_not_open_never_points_past_its_end(editor: Editor) -> None:
+    # the last line has no newline: the line after it does not exist
+    editor.write("shop/cart.py", "total = 1\ntotal = 1")
+    (change,) = await propose(editor, search_replace("shop/cart.py", "total = 1\n", "t = 2\n"))
+    assert change["code"] == "ambiguous"
+    await editor.settle()
+    (diagnostic,) = editor.diagnostics("shop/cart.py")
+    assert diagnostic.range == lines(0, 0)
+    related = [r.location.range for r in diagnostic.related_information or []]
+    assert related == ([] if editor.name == "emacs" else [lines(1, 1)])
+    editor.open("shop/cart.py", "total = 1\ntotal = 1")
+    await editor.settle()
+    (diagnostic,) = editor.diagnostics("shop/cart.py")
+    assert diagnostic.range == lines(0, 1)
+    end = types.Position(line=1, character=len("total = 1"))
+    related = [r.location.range for r in diagnostic.related_information or []]
+    last = types.Range(start=types.Position(line=1, character=0), end=end)
+    assert related == ([] if editor.name == "emacs" else [last])
