@@ -242,9 +242,18 @@ class Editor:
                 whole = Text.from_string(change.text)
                 opened.buffer = TrackedBuffer.of(whole)
                 batch.append(whole)
-        if self.store.buffer_of(path) is not None and self.store.edited(path, batch):
+        moved = self.store.buffer_of(path) is not None and self.store.edited(path, batch)
+        if moved or self._shows_failures_on_lines(path):
             self.publish_soon(path)
         self._changed()
+
+    def _shows_failures_on_lines(self, path: Path) -> bool:
+        """Whether the file shows a block that failed on the lines its refusal named
+        (they do not follow typing: shown again, they stay inside the document)."""
+        return path in self._published and any(
+            render.not_applied(c) and not c.hunks and not self.shown_in_reply(c)
+            for c in self.store.in_file(path)
+        )
 
     def _changed(self) -> None:
         """Wakes what waits for a buffer to change."""

@@ -146,7 +146,7 @@ def diagnostics(changes: Sequence[PendingChange], view: View) -> list[types.Diag
                         data={"id": change.id},
                     )
                 )
-        elif _not_applied(change):
+        elif not_applied(change):
             out.append(
                 _problem(change, _problem_range(buffer, change, view), _related(change, view, 1))
             )
@@ -201,7 +201,7 @@ def _related(
     ]
 
 
-def _not_applied(change: PendingChange) -> bool:
+def not_applied(change: PendingChange) -> bool:
     """A change to report as a problem (a block already in the file is none)."""
     return (
         change.status in (Status.FAILED, Status.STALE, Status.SKIPPED)
@@ -723,7 +723,7 @@ def reply_diagnostics(
     return [
         _problem(change, block_range(reply, change, view), _related(change, view, 0))
         for change in changes
-        if change.reply is not None and _not_applied(change)
+        if change.reply is not None and not_applied(change)
     ]
 
 

@@ -122,3 +122,25 @@ async def test_a_failure_in_a_file_not_open_never_points_past_its_end(editor: Ed
     related = [r.location.range for r in diagnostic.related_information or []]
     last = types.Range(start=types.Position(line=1, character=0), end=end)
     assert related == ([] if editor.name == "emacs" else [last])
+
+
+async def test_a_failure_stays_inside_the_document_when_the_user_deletes_its_lines(
+    editor: Editor,
+) -> None:
+    text = "a = 1\nb = 2\ntotal = 1\ntotal = 1\n"
+    editor.open("shop/cart.py", text)
+    (change,) = await propose(editor, search_replace("shop/cart.py", "total = 1\n", "t = 2\n"))
+    assert change["code"] == "ambiguous"
+    await editor.settle()
+    (diagnostic,) = editor.diagnostics("shop/cart.py")
+    assert diagnostic.range == lines(2, 3)
+    editor.replace(
+        "shop/cart.py",
+        types.Range(
+            start=types.Position(line=1, character=0), end=types.Position(line=4, character=0)
+        ),
+        "",
+    )
+    await editor.debounced()
+    (diagnostic,) = editor.diagnostics("shop/cart.py")
+    assert diagnostic.range.end.line <= 1
