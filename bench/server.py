@@ -76,6 +76,23 @@ class Session:
         def refresh(params: None) -> None:
             return None
 
+    def type_line_above(self) -> None:
+        """The user types a line at the top of `big.py` (a didChange, not waited for)."""
+        self.version += 1
+        top = types.Position(line=0, character=0)
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=self.uri, version=self.version
+                ),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(start=top, end=top), text="# typed\n"
+                    )
+                ],
+            )
+        )
+
     async def start(self) -> None:
         await self.client.start_io(sys.executable, "-m", "lsp_edit", "serve")
         await self.client.initialize_async(
@@ -231,23 +248,7 @@ async def pending_rows(session: Session) -> list[Row]:
         await session.command("lspEdit.instructions", {})
 
     async def type_above() -> None:
-        session.version += 1
-        session.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(
-                    uri=session.uri, version=session.version
-                ),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(
-                            start=types.Position(line=0, character=0),
-                            end=types.Position(line=0, character=0),
-                        ),
-                        text="# typed\n",
-                    )
-                ],
-            )
-        )
+        session.type_line_above()
         await ping()
 
     pings = await _timed(ping, 60)
@@ -275,23 +276,7 @@ async def inline_view_rows(session: Session) -> list[Row]:
         await session.command("lspEdit.instructions", {})
 
     async def type_and_read() -> None:
-        session.version += 1
-        session.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(
-                    uri=session.uri, version=session.version
-                ),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(
-                            start=types.Position(line=0, character=0),
-                            end=types.Position(line=0, character=0),
-                        ),
-                        text="# typed\n",
-                    )
-                ],
-            )
-        )
+        session.type_line_above()
         result = await session.command("lspEdit.proposed", {"uri": session.uri})
         assert len(result["changes"]) == 200, len(result["changes"])
 

@@ -100,10 +100,15 @@ def test_ask_watch_the_changes_arrive_accept_one_and_ask_again(
     assert "The user selected lines" in latest
     assert latest.endswith("Why not these lines?")
 
+    assert_the_conversation_and_the_accepted_change_were_kept(folder, "coder")
+
+
+def assert_the_conversation_and_the_accepted_change_were_kept(folder: Path, model: str) -> None:
+    """The reply document holds both turns, and the file the change the user accepted."""
     transcript = (folder / "src" / "cart.py.llm.md").read_text()
     assert transcript.startswith(
         "<!-- lsp-edit: user -->\n### You\n\n> Skip duplicates and count quantities.\n\n"
-        "<!-- lsp-edit: assistant coder -->\n### coder\n\n" + REPLY
+        f"<!-- lsp-edit: assistant {model} -->\n### {model}\n\n" + REPLY
     )
     assert "Because you did not ask for it.\n" in transcript
     assert (folder / "src" / "cart.py").read_text() == CART.replace(

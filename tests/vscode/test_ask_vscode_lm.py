@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.vscode.test_ask import REPLY
+from tests.vscode.test_ask import REPLY, assert_the_conversation_and_the_accepted_change_were_kept
 from tests.vscode.test_vscode import (  # noqa: F401 (vscode: the fixture)
     CART,
     CLIENT,
@@ -121,13 +121,4 @@ def test_ask_vscodes_language_model_watch_the_changes_arrive_accept_one_and_ask_
     assert "is still pending review." in latest
     assert latest.endswith("Why not these lines?")
 
-    transcript = (folder / "src" / "cart.py.llm.md").read_text()
-    assert transcript.startswith(
-        "<!-- lsp-edit: user -->\n### You\n\n> Skip duplicates and count quantities.\n\n"
-        "<!-- lsp-edit: assistant fake-coder -->\n### fake-coder\n\n" + REPLY
-    )
-    assert "Because you did not ask for it.\n" in transcript
-    assert (folder / "src" / "cart.py").read_text() == CART.replace(
-        "        self.items.append(item)\n",
-        "        if item not in self.items:\n            self.items.append(item)\n",
-    )
+    assert_the_conversation_and_the_accepted_change_were_kept(folder, "fake-coder")
