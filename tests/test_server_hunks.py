@@ -3,6 +3,8 @@ the smallest text replacement that applies a change."""
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -158,6 +160,46 @@ def test_a_replacement_gives_exactly_what_text_replace_gives(
     expected = original.replace([edit], final_newline=final).render()
     got = _apply(source, replacement(original.raw_lines, "\n", [edit], final_newline=final))
     assert got == expected
+
+
+@given(
+    texts,
+    st.lists(
+        st.tuples(st.integers(0, 6), st.integers(0, 2), st.lists(st.sampled_from(["x", ""]))),
+        min_size=2,
+        max_size=4,
+    ),
+    st.sampled_from([None, True, False]),
+)
+def test_replacements_of_several_edits_never_overlap_and_give_what_text_replace_gives(
+    text: tuple[list[str], bool], wanted: list[tuple[int, int, list[str]]], final: bool | None
+) -> None:
+    # An editor refuses a WorkspaceEdit whose ranges overlap (LSP forbids it)
+    lines, final_newline = text
+    source = "\n".join(lines) + ("\n" if final_newline and lines else "")
+    original = Text.from_string(source)
+    edits: list[LineEdit] = []
+    taken = 0  # edits as the store makes them: in order, none overlapping the one before
+    for start, length, new in sorted(wanted):
+        start = min(max(start, taken), original.line_count)
+        end = min(start + length, original.line_count)
+        edits.append(LineEdit(start, end, tuple(new)))
+        taken = max(end, start + 1)
+    expected = original.replace(edits, final_newline=final).render()
+    got = replacement(original.raw_lines, "\n", edits, final_newline=final)
+    ordered = sorted(got, key=lambda r: (r.start.line, r.start.column))
+    for before, after in itertools.pairwise(ordered):
+        assert (before.end.line, before.end.column) <= (after.start.line, after.start.column)
+    assert _apply(source, got) == expected
+
+
+def test_deleting_the_last_line_of_a_file_without_final_newline_beside_a_changed_line() -> None:
+    # the deletion takes the newline of the line above, which the other edit rewrites
+    raw = ("v0\r\n", "v54\r\n", "v5")
+    edits = [LineEdit(1, 2, ("v0",)), LineEdit(2, 2, ("v60",)), LineEdit(2, 3, ())]
+    got = replacement(raw, "\r\n", edits)
+    assert len(got) == 1
+    assert (got[0].start, got[0].end, got[0].text) == (Point(1, 0), Point(2, 2), "v0\r\nv60")
 
 
 def test_a_replacement_keeps_crlf_and_untouched_lines() -> None:

@@ -337,11 +337,9 @@ def replacement(
     the final newline is kept (or set by `final_newline`)."""
     out: list[Replacement] = []
     count = len(raw)
-    ordered = sorted(edits, key=lambda e: (e.start, e.end))
-    for index, edit in enumerate(ordered):
-        low = max(0, edit.start - 1)
-        high = min(count, edit.end + 1)
-        if final_newline is not None and index == len(ordered) - 1:
+    groups = _touching(sorted(edits, key=lambda e: (e.start, e.end)), count)
+    for index, (low, high, group) in enumerate(groups):
+        if final_newline is not None and index == len(groups) - 1:
             # The last edit decides how the file ends: its window reaches the end.
             high = count
         window = Text(tuple(raw[low:high]))
@@ -349,11 +347,26 @@ def replacement(
         window.__dict__["eol"] = eol
         at_end = high == count
         changed = window.replace(
-            (LineEdit(edit.start - low, edit.end - low, edit.new_lines),),
+            tuple(LineEdit(e.start - low, e.end - low, e.new_lines) for e in group),
             final_newline=final_newline if at_end else None,
         )
         out.extend(_trimmed(raw, low, list(window.raw_lines), list(changed.raw_lines)))
     return out
+
+
+def _touching(ordered: Sequence[LineEdit], count: int) -> list[tuple[int, int, list[LineEdit]]]:
+    """The edits in groups whose windows (a line of context each side) touch: each
+    group is one replacement, so that no two replacements overlap (an edit at the
+    end of a file without a final newline rewrites the line above it)."""
+    groups: list[tuple[int, int, list[LineEdit]]] = []
+    for edit in ordered:
+        low, high = max(0, edit.start - 1), min(count, edit.end + 1)
+        if groups and low <= groups[-1][1]:
+            first, last, group = groups[-1]
+            groups[-1] = (first, max(last, high), [*group, edit])
+        else:
+            groups.append((low, high, [edit]))
+    return groups
 
 
 def _trimmed(raw: Sequence[str], low: int, old: list[str], new: list[str]) -> list[Replacement]:

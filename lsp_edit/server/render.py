@@ -467,7 +467,10 @@ def code_actions(
     tags = [types.CodeActionTag.LlmGenerated] if llm_tag else None
     actions: list[types.CodeAction] = []
     for change in touching:
-        diagnostics_here = diagnostics([change], view)
+        # In a reply document the action is on a block: the change's diagnostics
+        # are in its file, at ranges of that file.
+        in_its_file = view.uri_of(change.path) == uri
+        diagnostics_here = diagnostics([change], view) if in_its_file else None
         if change.status is Status.PENDING:
             edit = edit_for(change) if literals else None
             accept = {"id": change.id, "action": True} if edit is not None else {"id": change.id}

@@ -197,3 +197,16 @@ async def test_the_proposed_document_is_served_with_every_pending_change(editor:
         types.TextDocumentContentParams(uri=uri)
     )
     assert result.text == WITH_ADD
+
+
+async def test_a_code_action_in_a_reply_document_carries_no_range_of_another_file(
+    editor: Editor,
+) -> None:
+    # the change's diagnostic is at lines of the source file, not of the reply
+    editor.open("shop/cart.py", "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ntotal = 0\n")
+    block = "shop/cart.py\n<<<<<<< SEARCH\ntotal = 0\n=======\ntotal = 1\n>>>>>>> REPLACE\n"
+    editor.open("answer.llm.md", block)
+    await editor.settle()
+    actions = await editor.code_actions("answer.llm.md", 2)
+    assert [a.title.split(":")[0] for a in actions][:2] == ["Accept change", "Reject change"]
+    assert all(not a.diagnostics for a in actions)
