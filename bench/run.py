@@ -28,9 +28,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsp_edit.blocks import parse_reply
 from lsp_edit.blocks.model import AnchoredEdit, Hunk, ReplySpan
@@ -39,6 +40,9 @@ from lsp_edit.resolve.ladder import LADDER, Normaliser, index_for
 from lsp_edit.resolve.model import Placed
 from lsp_edit.symbols import SymbolIndex, index_symbols
 from lsp_edit.text import Draft, Text
+
+if TYPE_CHECKING:
+    from bench.server import Row
 
 ROOT = Path(__file__).resolve().parent.parent
 FENCE = "```"
@@ -595,10 +599,7 @@ def server_section(quick: bool) -> list[str]:
         "| measure | result | target |",
         "|---|---|---|",
     ]
-    for row in rows():
-        met = "" if row.met is None else (" (met)" if row.met else " (**missed**)")
-        lines.append(f"| {row.name} | {row.value} | {row.target}{met} |")
-    return [*lines, ""]
+    return [*lines, *table_rows(rows()), ""]
 
 
 def mcp_section(quick: bool) -> list[str]:
@@ -641,10 +642,17 @@ def ask_section(quick: bool) -> list[str]:
         "| measure | result | target |",
         "|---|---|---|",
     ]
-    for row in rows():
+    return [*lines, *table_rows(rows()), ""]
+
+
+def table_rows(rows: Sequence[Row]) -> list[str]:
+    """Each measured row (bench/server.py's and bench/ask.py's `Row`) as a table line,
+    its target marked met or missed."""
+    out = []
+    for row in rows:
         met = "" if row.met is None else (" (met)" if row.met else " (**missed**)")
-        lines.append(f"| {row.name} | {row.value} | {row.target}{met} |")
-    return [*lines, ""]
+        out.append(f"| {row.name} | {row.value} | {row.target}{met} |")
+    return out
 
 
 def replace_section(page: str, section: list[str]) -> str:

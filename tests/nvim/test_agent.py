@@ -15,7 +15,7 @@ import pytest
 
 from lsp_edit import bridge
 from tests.mcp.conftest import ENV, agent
-from tests.nvim.test_neovim import ADD, CART, DRIVER, REPO, SERVER, changed, nvim, project
+from tests.nvim.test_neovim import ADD, CART, DRIVER, changed, driver_environment, nvim, project
 
 __all__ = ["nvim", "project"]  # the fixtures, used by name
 
@@ -40,17 +40,7 @@ async def test_an_agents_edit_is_accepted_in_neovim_and_the_agent_hears_it(
             }
         )
     )
-    environment = {
-        **ENV,
-        "XDG_RUNTIME_DIR": runtime,
-        "LSP_EDIT_REPO": str(REPO),
-        "LSP_EDIT_SERVER": str(SERVER),
-        "LSP_EDIT_INPUT": str(project / "input.json"),
-        "LSP_EDIT_OUT": str(out),
-        "XDG_STATE_HOME": str(project.parent / "state"),
-        "XDG_DATA_HOME": str(project.parent / "data"),
-        "XDG_CONFIG_HOME": str(project.parent / "config"),
-    }
+    environment = {**driver_environment(project, out, ENV), "XDG_RUNTIME_DIR": runtime}
     command = ["timeout", "120", nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n"]
     neovim = await asyncio.create_subprocess_exec(
         *command,

@@ -9,7 +9,6 @@ The model is tests/llm_server.py, in this process, on 127.0.0.1.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,12 @@ from typing import Any
 import pytest
 
 from tests.llm_server import FakeModel, Reply
-from tests.nvim.test_neovim import CART, DRIVER, REPO, SERVER, nvim  # noqa: F401 (the fixture)
+from tests.nvim.test_neovim import (  # noqa: F401 (nvim: the fixture)
+    CART,
+    DRIVER,
+    driver_environment,
+    nvim,
+)
 
 ASKER = DRIVER.parent / "ask.lua"
 ADD = (
@@ -46,16 +50,7 @@ def drive_ask(program: str, project: Path, model: FakeModel) -> dict[str, Any]:
     given = {"file": "shop/cart.py", "base_url": model.openai_url}
     (project / "input.json").write_text(json.dumps(given))
     out = project / "out.json"
-    environment = {
-        **os.environ,
-        "LSP_EDIT_REPO": str(REPO),
-        "LSP_EDIT_SERVER": str(SERVER),
-        "LSP_EDIT_INPUT": str(project / "input.json"),
-        "LSP_EDIT_OUT": str(out),
-        "XDG_STATE_HOME": str(project.parent / "state"),
-        "XDG_DATA_HOME": str(project.parent / "data"),
-        "XDG_CONFIG_HOME": str(project.parent / "config"),
-    }
+    environment = driver_environment(project, out)
     command = ["timeout", "90", program, "--headless", "-u", "NONE", "-i", "NONE", "-n"]
     finished = subprocess.run(
         [*command, "-c", f"luafile {ASKER}"],

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,23 @@ def version_of(path: str) -> str:
     return first.stdout.split()[1] if first.stdout else "unknown"
 
 
+def driver_environment(
+    project: Path, out: Path, base: Mapping[str, str] = os.environ
+) -> dict[str, str]:
+    """What a driver in headless Neovim reads (the repository, the server, its input
+    and output files), with Neovim's own state kept beside `project`."""
+    return {
+        **base,
+        "LSP_EDIT_REPO": str(REPO),
+        "LSP_EDIT_SERVER": str(SERVER),
+        "LSP_EDIT_INPUT": str(project / "input.json"),
+        "LSP_EDIT_OUT": str(out),
+        "XDG_STATE_HOME": str(project.parent / "state"),
+        "XDG_DATA_HOME": str(project.parent / "data"),
+        "XDG_CONFIG_HOME": str(project.parent / "config"),
+    }
+
+
 def drive(
     nvim: str, project: Path, scenario: str, *, record: bool = False, **given: Any
 ) -> dict[str, Any]:
@@ -96,16 +114,7 @@ def drive(
     given.setdefault("original", CART)
     (project / "input.json").write_text(json.dumps(given))
     out = project / "out.json"
-    environment = {
-        **os.environ,
-        "LSP_EDIT_REPO": str(REPO),
-        "LSP_EDIT_SERVER": str(SERVER),
-        "LSP_EDIT_INPUT": str(project / "input.json"),
-        "LSP_EDIT_OUT": str(out),
-        "XDG_STATE_HOME": str(project.parent / "state"),
-        "XDG_DATA_HOME": str(project.parent / "data"),
-        "XDG_CONFIG_HOME": str(project.parent / "config"),
-    }
+    environment = driver_environment(project, out)
     recorded = project.parent / "sent.jsonl"
     if record:
         environment["LSP_EDIT_RECORD"] = str(recorded)
