@@ -251,7 +251,7 @@ class Editor:
         """Whether the file shows a block that failed on the lines its refusal named
         (they do not follow typing: shown again, they stay inside the document)."""
         return path in self._published and any(
-            render.not_applied(c) and not c.hunks and not self.shown_in_reply(c)
+            not c.hunks and render.not_applied(c) and not self.shown_in_reply(c)
             for c in self.store.in_file(path)
         )
 
