@@ -9,16 +9,25 @@ import os
 from typing import Any
 
 import anyio
-import mcp  # first: importing `mcp.server` alone runs into a circular import of the SDK
-import mcp.types as types
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
+import pydantic
 
-from lsp_edit import VERSION
-from lsp_edit.bridge import LONGEST_MESSAGE
-from lsp_edit.mcp.toolbox import Options, Toolbox, ToolResult
-from lsp_edit.tools import SERVER_INSTRUCTIONS, TOOLS
+# The SDK defines some hundreds of pydantic models (the messages of two protocol
+# versions), and building each one's validator as its class is made took most of the
+# SDK's import, half a second here. Deferred, a model's validator is built when the
+# model is first used, so a session builds only those of the messages it sends: the
+# first call comes that much sooner. Only the SDK uses pydantic in this process.
+pydantic.BaseModel.model_config["defer_build"] = True
+
+import mcp  # noqa: E402  (first: importing `mcp.server` alone runs into a circular import)
+import mcp.types as types  # noqa: E402
+from mcp.server.context import ServerRequestContext  # noqa: E402
+from mcp.server.lowlevel import Server  # noqa: E402
+from mcp.server.stdio import stdio_server  # noqa: E402
+
+from lsp_edit import VERSION  # noqa: E402
+from lsp_edit.bridge import LONGEST_MESSAGE  # noqa: E402
+from lsp_edit.mcp.toolbox import Options, Toolbox, ToolResult  # noqa: E402
+from lsp_edit.tools import SERVER_INSTRUCTIONS, TOOLS  # noqa: E402
 
 log = logging.getLogger(__name__)
 

@@ -82,3 +82,24 @@ def test_serve_never_imports_the_mcp_sdk(project: Path) -> None:
     # the server ran, with the agents' bridge
     assert {"lsp_edit.server.app", "lsp_edit.server.agents", "lsp_edit.bridge"} <= modules
     assert from_the_sdk(modules) == []
+
+
+def test_mcp_builds_the_sdk_message_validators_it_uses_only() -> None:
+    """The SDK's hundreds of message models cost half a second to build at import:
+    `lsp-edit mcp` builds a model's validator when a message of it is first used."""
+    code = (
+        "import lsp_edit.mcp.stdio as s\n"
+        "from mcp import types\n"
+        "print(types.Tool.__pydantic_complete__, types.CreateMessageRequest.__pydantic_complete__)\n"
+        "s.tool_list()\n"
+        "print(types.Tool.__pydantic_complete__, types.CreateMessageRequest.__pydantic_complete__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.split() == ["False", "False", "True", "False"]
