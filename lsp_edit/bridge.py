@@ -109,7 +109,10 @@ def tokens_match(given: object, token: str) -> bool:
 
 def _key(workspace_folder: str) -> str:
     """The name published files of a folder start with (its real path, hashed)."""
-    real = os.path.realpath(workspace_folder)
+    return _real_key(os.path.realpath(workspace_folder))
+
+
+def _real_key(real: str) -> str:
     return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
@@ -171,6 +174,7 @@ async def open_door(handle: Handler) -> Door | str:
     problem = folder_problem(where)
     if problem is not None:
         return problem
+    _sweep(where)
     token = secrets.token_urlsafe(32)
     path = os.path.join(where, f"{os.getpid()}-{secrets.token_hex(4)}.sock")
 
@@ -286,16 +290,18 @@ def editors_for(path: str) -> Editors | Refusal:
         return Editors(())
     except OSError as error:
         return Refusal(f"cannot read the editor bridge folder `{where}`: {error.strerror}")
-    problem = folder_problem(where)
-    if problem is not None:
-        return Refusal(problem)
     by_key: dict[str, list[str]] = {}
     for name in names:
         if name.endswith(".json"):
             by_key.setdefault(name.rpartition("-")[0], []).append(name)
+    if not by_key:
+        return Editors(())  # (no editor runs: nothing is read from the folder)
+    problem = folder_problem(where)
+    if problem is not None:
+        return Refusal(problem)
     notes: list[str] = []
-    for holder in _folders_holding(path):
-        published = by_key.get(_key(holder))
+    for holder in _folders_holding(path):  # (real paths: `path` is one)
+        published = by_key.get(_real_key(holder))
         if not published:
             continue
         live: list[Publication] = []
@@ -362,6 +368,39 @@ def _running(publication: Publication) -> bool:
     except PermissionError:
         pass  # a process of another user now holds the pid: the socket decides
     return os.path.exists(publication.socket)
+
+
+def _sweep(where: str) -> None:
+    """Removes what servers that no longer run left in the folder (killed before
+    they could): their sockets, `<pid>-<hex>.sock`, and published files,
+    `<key>-<pid>.json`. An agent removes those of the folder it edits; these are
+    the others'."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(where):
+            pid = _pid_in(name)
+            if pid is not None and not _alive(pid):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(where, name))
+
+
+def _pid_in(name: str) -> int | None:
+    if name.endswith(".sock"):
+        number = name.partition("-")[0]
+    elif name.endswith(".json"):
+        number = name[: -len(".json")].rpartition("-")[2]
+    else:
+        return None
+    return int(number) if number.isdigit() and number.isascii() else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # (another user's process, or not a pid at all: left alone)
+    return True
 
 
 def withdraw(publication: Publication) -> None:

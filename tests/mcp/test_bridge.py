@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -294,6 +295,39 @@ async def test_the_editor_makes_its_bridge_folder_private_and_refuses_one_others
             f"the folder `{folder}` can be reached by other users (mode 0755); only its owner "
             "may (`chmod 700`)"
         )
+
+
+async def test_an_editor_starting_removes_what_killed_editors_left_behind(
+    runtime: Path, project: Path
+) -> None:
+    dead = _pid_of_a_process_that_ended()
+    folder = runtime / "lsp-edit"
+    left = [
+        publish(runtime, project, str(dead), dead, folder / f"{dead}-0a1b2c3d.sock"),
+        folder / f"{dead}-0a1b2c3d.sock",
+    ]
+    left[1].write_text("")
+    alive = publish(runtime, project, str(os.getpid()), os.getpid(), folder / "x.sock")
+    notes = folder / "README"  # (not a server's: left alone)
+    notes.write_text("")
+
+    async def handle(request: dict[str, object]) -> dict[str, object]:
+        return {}
+
+    door = await bridge.open_door(handle)
+    assert isinstance(door, bridge.Door)
+    try:
+        assert sorted(os.listdir(folder)) == sorted(
+            ["README", alive.name, Path(door.socket_path).name]
+        )
+    finally:
+        door.close()
+
+
+def _pid_of_a_process_that_ended() -> int:
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
 
 
 async def test_a_request_the_editor_fails_on_is_answered_with_an_error(
