@@ -2,7 +2,7 @@
 becomes a proposal in this editor, as `lspEdit.propose` makes one: pending changes of
 a session of their own, with their diagnostics, lenses and code actions; the user is
 told (`window/showMessage`) and shown the first change (`window/showDocument`, where
-the client supports it). The agent may then wait for the user's decisions.
+the client supports it), once per burst of an agent's calls. The agent may then wait for the user's decisions.
 
 Requests (one JSON object each, see docs/mcp.md):
 
@@ -45,6 +45,12 @@ from lsp_edit.workspace import FileRef, Workspace
 log = logging.getLogger(__name__)
 
 
+# An agent's burst of calls ends after this many seconds without one, and is
+# announced at the latest this many seconds after it began.
+_BURST_PAUSE = 0.3
+_BURST_LONGEST = 3.0
+
+
 class BadRequest(Exception):
     """A request that is not what the bridge sends."""
 
@@ -57,6 +63,9 @@ class Agents:
         self.editor = editor
         self.door: bridge.Door | None = None
         self._showing: set[asyncio.Future[None]] = set()  # kept until shown
+        # Each agent's changes not announced yet, and when its burst of calls began.
+        self._unannounced: dict[str, list[PendingChange]] = {}
+        self._bursts: dict[str, tuple[float, asyncio.TimerHandle]] = {}
         # Kept between proposals: an agent edits the same files call after call, and
         # each new text of a file is then reparsed around the edit, not whole.
         self.symbols = SymbolIndex()
@@ -121,16 +130,32 @@ class Agents:
         editor.publish_promptly({c.path for c in added})
         pending = [c for c in added if c.pending]
         if pending:
-            self._announce(pending, request.get("agent"))
+            self._announce_soon(pending, request.get("agent"))
         return {
             "session": session.id,
             "changes": [_row(c) for c in added],
             "summary": render.proposal_text(added),
         }
 
-    def _announce(self, pending: Sequence[PendingChange], agent: object) -> None:
-        """Tells the user an agent proposed changes, and shows the first."""
+    def _announce_soon(self, pending: Sequence[PendingChange], agent: object) -> None:
+        """An agent sends call after call: the user is told once, when it pauses (or
+        every few seconds while it does not), of every change it proposed meanwhile,
+        rather than at each call, and the view jumps once."""
         who = agent if isinstance(agent, str) and agent else "An agent"
+        self._unannounced.setdefault(who, []).extend(pending)
+        loop = asyncio.get_running_loop()
+        began, timer = self._bursts.pop(who, (loop.time(), None))
+        if timer is not None:
+            timer.cancel()
+        pause = min(_BURST_PAUSE, max(0.0, began + _BURST_LONGEST - loop.time()))
+        self._bursts[who] = (began, loop.call_later(pause, self._announce, who))
+
+    def _announce(self, who: str) -> None:
+        """Tells the user an agent proposed changes, and shows the first."""
+        self._bursts.pop(who, None)
+        pending = [c for c in self._unannounced.pop(who, []) if c.pending]
+        if not pending:
+            return  # (decided already)
         count = f"{len(pending)} change{'s' if len(pending) != 1 else ''}"
         where = ", ".join(dict.fromkeys(c.display for c in pending))
         self.editor.server.window_show_message(

@@ -78,17 +78,44 @@ async def test_an_edit_becomes_a_change_pending_in_the_editor(
     (diagnostic,) = editor.diagnostics("shop/cart.py")
     assert diagnostic.code == "pending-change"
     client = editor.client
-    assert [m.message for m in client.messages] == [
-        "lsp-edit: mcp proposed 1 change in shop/cart.py; accept or reject them in the editor."
-    ]
     for _ in range(100):  # shown without holding up the agent's answer
         if client.shown_documents:
             break
         await asyncio.sleep(0.05)
+    assert [m.message for m in client.messages] == [
+        "lsp-edit: mcp proposed 1 change in shop/cart.py; accept or reject them in the editor."
+    ]
     (shown,) = client.shown_documents
     assert shown.uri == editor.uri("shop/cart.py")
     # the first line the change rewrites: the `return` of `total` (line 23)
     assert shown.selection is not None and shown.selection.start.line == 22
+
+
+async def test_an_agent_sending_call_after_call_is_announced_once_with_every_change(
+    editor: Editor, project: Path
+) -> None:
+    editor.open("shop/cart.py")
+    async with agent(project) as tools:
+        assert await replace_total(tools) == (PENDING, False)
+        added = await tools.call(
+            "insert_after_symbol",
+            path="shop/pricing.py",
+            ast_path="apply_discount",
+            content="\n\ndef no_discount(total: float) -> float:\n    return total\n",
+        )
+        assert added[1] is False, added[0]
+    client = editor.client
+    for _ in range(100):
+        if client.shown_documents:
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)  # (a second announcement would come by now)
+    assert [m.message for m in client.messages] == [
+        "lsp-edit: mcp proposed 2 changes in shop/cart.py, shop/pricing.py; accept or reject "
+        "them in the editor."
+    ]
+    (shown,) = client.shown_documents  # the view jumped once, to the first
+    assert shown.uri == editor.uri("shop/cart.py")
 
 
 async def test_waiting_returns_once_the_user_accepts(editor: Editor, project: Path) -> None:
