@@ -235,6 +235,25 @@ def test_the_tracked_lines_stay_the_editors_text(
         return sum(len(r) for r in raw[: point.line]) + min(point.column, len(content))
 
     expected = text[: offset(start)] + typed + text[max(offset(start), offset(end)) :]
+    assert buffer.text().render() == text
     splice = buffer.edit(start, end, typed)
     assert "".join(buffer.raw) == expected
+    assert buffer.text().render() == expected  # (not the text made before the edit)
     assert splice.count >= 0 and splice.start <= splice.end
+
+
+@given(st.lists(st.text(alphabet="ab\n\r", max_size=6), max_size=5))
+def test_text_added_at_the_end_is_in_the_buffers_text(parts: list[str]) -> None:
+    buffer = TrackedBuffer(())
+    for part in parts:
+        buffer.text()
+        buffer.append(part)
+        assert buffer.text() == Text.from_string("".join(buffer.raw))
+    assert buffer.text().render() == "".join(parts)
+
+
+def test_a_whole_new_text_is_the_buffers_text() -> None:
+    buffer = _buffer("a\nb\n")
+    buffer.text()
+    buffer.replace_all(Text.from_string("a\nc\n"))
+    assert buffer.text().render() == "a\nc\n"

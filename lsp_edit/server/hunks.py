@@ -218,18 +218,31 @@ def _id_order(change: str) -> tuple[int, str]:
 
 class TrackedBuffer:
     """A copy of one buffer's raw lines (each with its ending), kept in step with
-    the editor's edits so that every edit becomes a line-level `Splice`."""
+    the editor's edits so that every edit becomes a line-level `Splice`. `raw` is
+    read here and changed only through the methods (which forget `text()`)."""
 
     def __init__(self, raw: Iterable[str], bom: bool = False) -> None:
         self.raw: list[str] = list(raw)
         self.bom = bom
+        self._text: Text | None = None
 
     @staticmethod
     def of(text: Text) -> TrackedBuffer:
-        return TrackedBuffer(text.raw_lines, text.bom)
+        buffer = TrackedBuffer(text.raw_lines, text.bom)
+        buffer._text = text
+        return buffer
 
     def text(self) -> Text:
-        return Text(tuple(self.raw), self.bom)
+        """The buffer as a text, made once per version of it: an agent's calls one
+        after another read the same 20,000 lines as often."""
+        if self._text is None:
+            self._text = Text(tuple(self.raw), self.bom)
+        return self._text
+
+    def holds(self, text: Text) -> bool:
+        """Whether the buffer's text is `text` (at once when it is the one `text()`
+        gave)."""
+        return self._text is text or (self.raw == list(text.raw_lines) and self.bom == text.bom)
 
     def lines(self, start: int, end: int) -> tuple[str, ...]:
         return tuple(strip_ending(line) for line in self.raw[start:end])
@@ -256,6 +269,19 @@ class TrackedBuffer:
         old_end = min(last + 1, count)
         replaced = split_lines(head + new_text + tail)
         return self._replace(first, old_end, replaced)
+
+    def append(self, text: str) -> int:
+        """Adds `text` at the end; returns the first line it changed."""
+        raw = self.raw
+        if raw and not raw[-1].endswith("\n"):
+            # The last line goes on (a "\r" ending it may meet its "\n" now).
+            first = len(raw) - 1
+            raw[first:] = split_lines(raw[first] + text)
+        else:
+            first = len(raw)
+            raw.extend(split_lines(text))
+        self._text = None
+        return first
 
     def apply(self, batch: Sequence[Replacement | Text]) -> Before:
         """Applies an editor's batch of changes, each ranged (`Replacement`, against
@@ -295,6 +321,7 @@ class TrackedBuffer:
         ]
         self.raw = new
         self.bom = text.bom
+        self._text = text
         return splices[::-1]
 
     def _replace(self, start: int, end: int, replaced: list[str]) -> tuple[Splice, list[str]]:
@@ -309,6 +336,7 @@ class TrackedBuffer:
         while low < high_old and low < high_new and old[low] == replaced[low]:
             low += 1
         self.raw[start:end] = replaced
+        self._text = None
         return Splice(start + low, start + high_old, high_new - low), old[low:high_old]
 
 

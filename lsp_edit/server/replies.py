@@ -22,7 +22,7 @@ from lsp_edit.blocks.model import Notice, ParseProblem, ReplyItem, ReplySpan
 from lsp_edit.positions import Point
 from lsp_edit.server.hunks import TrackedBuffer
 from lsp_edit.server.store import Reply
-from lsp_edit.text import Text, split_lines
+from lsp_edit.text import Text
 from lsp_edit.values import replace, value
 
 # A checkpoint is kept at most this often (in lines), when blocks were found.
@@ -70,15 +70,7 @@ class ReplyText:
         """Text added at the end (a streamed delta)."""
         if not text:
             return
-        raw = self.raw
-        if raw and not raw[-1].endswith("\n"):
-            # The last line goes on (a "\r" ending it may meet its "\n" now).
-            first = len(raw) - 1
-            raw[first:] = split_lines(raw[first] + text)
-        else:
-            first = len(raw)
-            raw.extend(split_lines(text))
-        self._read_from(first)
+        self._read_from(self.buffer.append(text))
 
     def edit(self, start: Point, end: Point, text: str) -> None:
         """The text between two points (code point columns) became `text`."""

@@ -716,7 +716,7 @@ class Store:
     def replaced(self, path: Path, text: Text) -> bool:
         """The buffer's whole text is new (full sync, opened, read from disk)."""
         buffer = self.buffers.get(path)
-        if buffer is None or (buffer.raw == list(text.raw_lines) and buffer.bom == text.bom):
+        if buffer is None or buffer.holds(text):
             return False
         return self.edited(path, [text])
 
