@@ -181,6 +181,17 @@ class Text:
             raw[-1] = lines[-1]
         return tuple(raw)
 
+    def raw_slice(self, start: int, end: int) -> list[str]:
+        """The lines from `start` to `end` (0-based, end excluded), each with its
+        ending, made without the others'."""
+        if not self._ends_alike:
+            return list(self.raw_lines[start:end])
+        eol, lines = self.eol, self.lines
+        raw = [line + eol for line in lines[start:end]]
+        if raw and not self.__dict__["_last_ends"] and start + len(raw) == len(lines):
+            raw[-1] = lines[-1]
+        return raw
+
     @cached_property
     def lines(self) -> list[str]:
         """The lines without their endings. Do not mutate."""

@@ -83,14 +83,44 @@ class FileRef:
         return Path(self.path)
 
 
+class KnownTexts:
+    """The text of each file last read or written, with its bytes, for workspaces
+    made one after another (an agent's MCP server edits the same big file call after
+    call): a file whose bytes are the same is not decoded and split into lines again.
+    A text is taken only for the very bytes it was made from, whoever wrote the file
+    meanwhile."""
+
+    def __init__(self, files: int = 16) -> None:
+        self._files = files
+        self._texts: dict[str, tuple[bytes, Text]] = {}
+
+    def get(self, path: str, data: bytes) -> Text | None:
+        known = self._texts.get(path)
+        return known[1] if known is not None and known[0] == data else None
+
+    def put(self, path: str, data: bytes, text: Text) -> None:
+        self._texts.pop(path, None)
+        self._texts[path] = (data, text)
+        while len(self._texts) > self._files:
+            del self._texts[next(iter(self._texts))]
+
+
 class Workspace:
     """A workspace root and the rules for reaching files under it."""
 
-    def __init__(self, root: str | os.PathLike[str], *, files_stay: bool = False) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        files_stay: bool = False,
+        known: KnownTexts | None = None,
+    ) -> None:
         """`files_stay`: files under the root are made or removed only through this
         workspace while it is used (one `lsp-edit apply`), so a file found once is not
-        looked for again until the workspace deletes one."""
+        looked for again until the workspace deletes one. `known`: texts of files
+        read or written before, kept by the caller between workspaces."""
         self.folder = os.path.realpath(root)
+        self._known = known
         self._listing: FileListing | None = None
         # Paths as written that named an existing file: a reply names the same file
         # block after block, and resolving a path costs a realpath (a stat per folder).
@@ -215,7 +245,15 @@ class Workspace:
             return Refused("file_not_found", f"`{ref.relative}` is a folder, not a file.")
         except OSError as error:
             return Refused("io_error", f"Cannot read `{ref.relative}`: {error.strerror}.")
-        return decode(data, ref.relative)
+        if self._known is None:
+            return decode(data, ref.relative)
+        known = self._known.get(os.fspath(ref.path), data)
+        if known is not None:
+            return known
+        read = decode(data, ref.relative)
+        if isinstance(read, Text):
+            self._known.put(os.fspath(ref.path), data, read)
+        return read
 
     def write(self, ref: FileRef, text: Text) -> None:
         """Writes atomically: a temporary file in the same folder, then a rename, so
@@ -293,15 +331,18 @@ class Workspace:
             created.extend(_folders_made(folder))
         mode = _mode_of(target)
         handle, temporary = _new_temporary(target)
+        data = text.render().encode("utf-8")
         try:
             with os.fdopen(handle, "wb") as stream:
-                stream.write(text.render().encode("utf-8"))
+                stream.write(data)
                 stream.flush()
                 os.fsync(stream.fileno())
             os.chmod(temporary, mode if mode is not None else _default_mode())
         except BaseException:
             _remove(temporary)
             raise
+        if self._known is not None:
+            self._known.put(os.fspath(target), data, text)
         return temporary
 
     def _put_back(self, done: Sequence[FileWrite], modes: dict[str, int | None]) -> dict[str, str]:

@@ -13,6 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lsp_edit.symbols import SymbolIndex, index_symbols, regions
+from lsp_edit.symbols.cache import changed_bytes
 from lsp_edit.symbols.index import parse, source_bytes
 from lsp_edit.text import LineEdit, Text
 
@@ -465,3 +466,24 @@ def test_edits_inside_outlined_containers_reindex_as_a_fresh_parse_does(
     language, edits = session
     with nesting_small_containers():
         _replay(language, Text.from_string(DOCUMENTS[language]), edits)
+
+
+@given(
+    st.binary(max_size=50),
+    st.integers(1, 400),
+    st.integers(0, 20_000),
+    st.integers(0, 40),
+    st.binary(max_size=40),
+)
+def test_the_changed_bytes_are_exactly_where_two_sources_differ(
+    part: bytes, repeats: int, at: int, removed: int, inserted: bytes
+) -> None:
+    old = part * repeats  # (up to 20 kB, alike over long stretches)
+    at = min(at, len(old))
+    new = old[:at] + inserted + old[at + removed :]
+    start, old_end, new_end = changed_bytes(old, new)
+    # the longest common prefix, then the longest common suffix of what remains
+    assert old[:start] == new[:start]
+    assert start == min(len(old), len(new)) or old[start] != new[start]
+    assert old[old_end:] == new[new_end:] and old_end >= start and new_end >= start
+    assert old_end == start or new_end == start or old[old_end - 1] != new[new_end - 1]

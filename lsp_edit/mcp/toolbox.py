@@ -30,7 +30,7 @@ from lsp_edit.symbols.model import Symbol, symbol_table
 from lsp_edit.text import Text
 from lsp_edit.tools import pending_note, undecided_note
 from lsp_edit.values import value
-from lsp_edit.workspace import FileRef, FileWrite, Workspace
+from lsp_edit.workspace import FileRef, FileWrite, KnownTexts, Workspace
 
 READ_LIMIT = 2000  # lines `read` gives at most in one call
 _STATUS_WORDS = {
@@ -72,6 +72,8 @@ class Toolbox:
         self.root = os.path.realpath(options.root)
         # Kept between calls: each new text of a file is reparsed from the last one.
         self.symbols = SymbolIndex()
+        # And each file's text, as last read or written: an unchanged file is not read again.
+        self.known = KnownTexts()
         # The editor each change proposed in this session went to, by id.
         self.proposed: dict[str, bridge.Publication] = {}
 
@@ -205,7 +207,7 @@ class Toolbox:
 
     def _write(self, call: EditCall, notes: tuple[str, ...]) -> ToolResult:
         """The disk route: placed and written as `lsp-edit apply` does, all or nothing."""
-        workspace = Workspace(self.root)
+        workspace = Workspace(self.root, known=self.known)
         planner = Planner(
             workspace,
             Session(call.mode or self.options.mode),
@@ -366,7 +368,7 @@ class Toolbox:
         language when `symbols` are asked for."""
         if not isinstance(path, str) or not path.strip():
             return ToolResult(f"{tool}: `path` must be a file path.", is_error=True)
-        workspace = Workspace(self.root)
+        workspace = Workspace(self.root, known=self.known)
         ref = workspace.locate(path.strip())
         if isinstance(ref, Refused):
             return ToolResult(f"{tool}: {ref.message}", is_error=True)

@@ -85,7 +85,7 @@ def resolve_chunk_diff(
         return found
     symbol = found
     old_lines = text.lines[symbol.start_line : symbol.end_line]
-    ending = detect_line_ending("".join(text.raw_lines[symbol.start_line : symbol.end_line]))
+    ending = detect_line_ending("".join(text.raw_slice(symbol.start_line, symbol.end_line)))
     lines = _SymbolLines(old_lines, ending, symbol.start_line + 1)
     where = f" (in symbol `{symbol.dotted}`, lines {symbol.start_line + 1}-{symbol.end_line})"
     result = _apply(lines, block.chunks)

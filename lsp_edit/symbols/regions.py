@@ -34,12 +34,10 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Sequence
-from typing import overload
 
 import tree_sitter as ts
 
 from lsp_edit.symbols.languages import LanguageSpec, grammar
-from lsp_edit.text import strip_ending
 from lsp_edit.values import record, value
 
 # Below this many lines a container is reparsed whole rather than outlined.
@@ -90,31 +88,6 @@ SPANNING_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 _Signature = tuple[tuple[str, int, int, int, int], ...]
-
-
-class Lines(Sequence[str]):
-    """A text's lines without their endings, stripped when read: the index reads
-    a few lines around each symbol, so stripping all 20,000 up front is waste."""
-
-    __slots__ = ("_raw",)
-
-    def __init__(self, raw_lines: Sequence[str]) -> None:
-        self._raw = raw_lines
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str]: ...
-    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        if isinstance(index, slice):
-            return [strip_ending(line) for line in self._raw[index]]
-        return strip_ending(self._raw[index])
-
-    def __len__(self) -> int:
-        return len(self._raw)
-
-    def __iter__(self) -> Iterator[str]:
-        return (strip_ending(line) for line in self._raw)
 
 
 @record(slots=True)

@@ -87,12 +87,11 @@ def test_serve_never_imports_the_mcp_sdk(project: Path) -> None:
 def test_mcp_builds_the_sdk_message_validators_it_uses_only() -> None:
     """The SDK's hundreds of message models cost half a second to build at import:
     `lsp-edit mcp` builds a model's validator when a message of it is first used."""
+    built = (
+        "print(types.Tool.__pydantic_complete__, types.CreateMessageRequest.__pydantic_complete__)"
+    )
     code = (
-        "import lsp_edit.mcp.stdio as s\n"
-        "from mcp import types\n"
-        "print(types.Tool.__pydantic_complete__, types.CreateMessageRequest.__pydantic_complete__)\n"
-        "s.tool_list()\n"
-        "print(types.Tool.__pydantic_complete__, types.CreateMessageRequest.__pydantic_complete__)\n"
+        f"import lsp_edit.mcp.stdio as s\nfrom mcp import types\n{built}\ns.tool_list()\n{built}\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],

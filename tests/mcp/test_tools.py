@@ -334,6 +334,35 @@ async def test_a_chunk_written_against_an_older_text_is_refused(project: Path) -
         )
 
 
+async def test_a_file_changed_on_disk_between_two_calls_is_edited_as_it_is_now(
+    project: Path,
+) -> None:
+    # The server keeps each file's text between calls; someone else's write (here of
+    # the same size) is what the next call edits, never the text the server wrote.
+    pricing = project / "shop" / "pricing.py"
+    first = {
+        "context_before": ["    rate = DISCOUNTS.get(code, 0.0)"],
+        "old_lines": ["    return total * (1 - rate)"],
+        "new_lines": ["    return total * (1 - rate)  # net"],
+    }
+    second = {
+        "old_lines": ["    rate = DISCOUNTS.get(code, 0.0)"],
+        "new_lines": ["    rate = DISCOUNTS.get(code.upper(), 0.0)"],
+    }
+    async with agent(project) as tools:
+        written = await tools.call(
+            "chunk_diff", path="shop/pricing.py", ast_path="apply_discount", chunks=[first]
+        )
+        assert written[1] is False, written[0]
+        theirs = pricing.read_text().replace("# net", "# NET")
+        pricing.write_text(theirs)
+        written = await tools.call(
+            "chunk_diff", path="shop/pricing.py", ast_path="apply_discount", chunks=[second]
+        )
+        assert written[1] is False, written[0]
+    assert pricing.read_text() == theirs.replace("get(code,", "get(code.upper(),")
+
+
 async def test_a_malformed_call_is_an_error_result_that_says_what_to_send(
     project: Path,
 ) -> None:
