@@ -48,6 +48,14 @@ async def until_pending(editor: Editor, count: int = 1) -> list[dict[str, Any]]:
     raise AssertionError("no change became pending in the editor")
 
 
+async def until_shown(editor: Editor) -> None:
+    """Once the editor was asked to show a document (an agent's change)."""
+    for _ in range(100):
+        if editor.client.shown_documents:
+            return
+        await asyncio.sleep(0.05)
+
+
 async def run_action(editor: Editor, line: int, title: str) -> Any:
     """Runs a code action as the user picks it: its edit first, then its command."""
     (action,) = [a for a in await editor.code_actions("shop/cart.py", line) if a.title == title]
@@ -78,10 +86,7 @@ async def test_an_edit_becomes_a_change_pending_in_the_editor(
     (diagnostic,) = editor.diagnostics("shop/cart.py")
     assert diagnostic.code == "pending-change"
     client = editor.client
-    for _ in range(100):  # shown without holding up the agent's answer
-        if client.shown_documents:
-            break
-        await asyncio.sleep(0.05)
+    await until_shown(editor)  # shown without holding up the agent's answer
     assert [m.message for m in client.messages] == [
         "lsp-edit: mcp proposed 1 change in shop/cart.py; accept or reject them in the editor."
     ]
@@ -105,10 +110,7 @@ async def test_an_agent_sending_call_after_call_is_announced_once_with_every_cha
         )
         assert added[1] is False, added[0]
     client = editor.client
-    for _ in range(100):
-        if client.shown_documents:
-            break
-        await asyncio.sleep(0.05)
+    await until_shown(editor)
     await asyncio.sleep(0.5)  # (a second announcement would come by now)
     assert [m.message for m in client.messages] == [
         "lsp-edit: mcp proposed 2 changes in shop/cart.py, shop/pricing.py; accept or reject "
