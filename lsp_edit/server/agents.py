@@ -2,7 +2,8 @@
 becomes a proposal in this editor, as `lspEdit.propose` makes one: pending changes of
 a session of their own, with their diagnostics, lenses and code actions; the user is
 told (`window/showMessage`) and shown the first change (`window/showDocument`, where
-the client supports it), once per burst of an agent's calls. The agent may then wait for the user's decisions.
+the client supports it), once per burst of an agent's calls. The agent may then
+wait for the user's decisions.
 
 Requests (one JSON object each, see docs/mcp.md):
 

@@ -97,6 +97,19 @@ class AnsweringProtocol(LanguageServerProtocol):
         error = {"code": code, "message": message}
         self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": error})
 
+    def _send_handler_result(self, future: Any, *, msg_id: MsgId) -> None:
+        """A handler's answer. An error it raised on purpose (a JSON-RPC error: bad
+        params, a change that cannot be restored) is the answer, logged as one line;
+        pygls would log it with a traceback, as an ERROR, which reads as a crash in
+        the editor's log. Anything else goes to pygls, traceback and all."""
+        if not future.cancelled() and isinstance(future.exception(), JsonRpcException):
+            self._request_futures.pop(msg_id, None)
+            error = future.exception()
+            log.warning("Answered %s with error %d: %s", msg_id, error.code, error.message)
+            self._send_response(msg_id, error=error.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
+
     # --- requests, notifications and responses ----------------------------------------
 
     def _receive_request(self, msg_id: MsgId, method: str, data: dict[str, Any]) -> None:

@@ -161,6 +161,21 @@ def test_an_unknown_command_is_answered_invalid_params(server: Wire) -> None:
     assert _still_answers(server) == []
 
 
+def test_a_request_refused_on_purpose_is_logged_as_one_line_not_as_a_crash(
+    tmp_path: Path,
+) -> None:
+    wire = _started(tmp_path)
+    try:
+        answer = wire.command("lspEdit.restore", {"id": "nope"})
+        assert _error(answer, INVALID_PARAMS) == "lspEdit.restore: no change with id 'nope'."
+        assert _still_answers(wire) == []
+        log = wire.log()
+        assert "Answered" in log and "no change with id 'nope'" in log
+        assert "Traceback" not in log and "ERROR" not in log
+    finally:
+        wire.close()
+
+
 def test_the_answer_carries_the_requests_id_as_sent(server: Wire) -> None:
     for msg_id in ("7", 7, "", 0, -3, "a-b/c"):
         server.send({"jsonrpc": "2.0", "id": msg_id, "method": "textDocument/hover", "params": [1]})
