@@ -1151,6 +1151,7 @@ class Reply:
                 pending = self._new_change(change, item)
                 self.change_ids.append(pending.id)
                 added.append(pending)
+            self._mark_files_read()
         return added
 
     def edit(self, change_id: str, item: EditBlock | ParseProblem) -> PendingChange | None:
@@ -1201,6 +1202,15 @@ class Reply:
 
     # --- placing ----------------------------------------------------------------------------
 
+    def _mark_files_read(self) -> None:
+        """Remembers how each file the planner read was when it read it, placed there
+        or not (a block already applied, a failure): the next blocks are placed on
+        that text, so it must still be the file's."""
+        for ref in self._planner.files_read():
+            path = self._real(ref.absolute)
+            if path not in self._marks:
+                self._marks[path] = self._mark(path)
+
     def _moved_on(self) -> bool:
         """Whether a file this reply read changed since, or one of its changes was
         decided: what the planner holds then no longer matches the buffers."""
@@ -1230,6 +1240,7 @@ class Reply:
             self._ids.queued.append(change_id)
             made = self._planner.add([change.block])
             self._ids.queued.clear()
+            self._mark_files_read()
             if not made:
                 continue
             if made[0].status is Status.APPLIED:
@@ -1283,8 +1294,6 @@ class Reply:
         pending.message = pending.code = None
         pending.final_newline = None
         pending.lines = ()
-        if path not in self._marks:
-            self._marks[path] = self._mark(path)
         pending.kind, pending.move_to = self._kind_of(pending.block, outcome.moved_to)
         base = outcome.before
         lines = base.lines if base is not None else []
