@@ -283,6 +283,18 @@ class Proposal:
     landings: tuple[Landing, ...]
 
 
+@value
+class AlreadyPending:
+    """A rejected change not restored: the same change is pending review already."""
+
+    change: PendingChange
+    twin: PendingChange
+
+    @property
+    def message(self) -> str:
+        return f"The same change is already pending review (change {self.twin.id})."
+
+
 class NotAccepted(Exception):
     """A change that cannot be accepted now, with the reason for the user."""
 
@@ -363,22 +375,30 @@ class Store:
         this one for the replies to come when there is none."""
         if change.block is None:
             return None
-        key = (change.path, _block_text(change.block))
-        known = self._by_block.setdefault(key, [])
-        mine = set(same_reply)
-        for other_id in known:
+        found = self._twin(change, {*same_reply, change.id})
+        if found is None:
+            key = (change.path, _block_text(change.block))
+            known = self._by_block.setdefault(key, [])
+            known[:] = [i for i in known if i in self.changes] + [change.id]
+        return found
+
+    def _twin(self, change: PendingChange, besides: set[str]) -> PendingChange | None:
+        """A pending change, none of `besides`, that is this one (see `_pending_twin`)."""
+        if change.block is None:
+            return None
+        text = _block_text(change.block)
+        for other_id in self._by_block.get((change.path, text), ()):
             other = self.changes.get(other_id)
             if (
                 other is not None
                 and other.pending
-                and other.id not in mine
+                and other.id not in besides
                 and other.path == change.path
                 and other.hunks == change.hunks
                 and other.block is not None
-                and _block_text(other.block) == key[1]
+                and _block_text(other.block) == text
             ):
                 return other
-        known[:] = [i for i in known if i in self.changes] + [change.id]
         return None
 
     def _remove(self, change: PendingChange) -> None:
@@ -644,8 +664,9 @@ class Store:
                     affected.append(other)
         return affected
 
-    def restore(self, change_id: str | None) -> PendingChange:
-        """Brings a rejected change back (the last one rejected when no id)."""
+    def restore(self, change_id: str | None) -> PendingChange | AlreadyPending:
+        """Brings a rejected change back (the last one rejected when no id), unless
+        the same change is pending again already (its reply was proposed again)."""
         if change_id is None:
             if not self._rejected:
                 raise KeyError("no rejected change")
@@ -660,6 +681,9 @@ class Store:
                 f"Change {change.id} was a block that did not apply ({change.message}); a "
                 "dismissed failure cannot be restored. Ask the LLM for a new edit."
             )
+        twin = self._twin(change, {change.id})
+        if twin is not None:
+            return AlreadyPending(change, twin)
         self._rejected = [r for r in self._rejected if r != change.id]
         was_stale = change.rejected_from is Status.STALE
         change.status = Status.STALE if was_stale else Status.PENDING
