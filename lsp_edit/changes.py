@@ -375,6 +375,11 @@ class Planner:
             self._settle(relative)
         return made
 
+    def files_read(self) -> list[FileRef]:
+        """Every file this reply read, whatever its blocks did there: it places the
+        next blocks on the text it read then."""
+        return [outcome.ref for outcome in self._outcomes.values()]
+
     def failed_before(self, relative: str) -> None:
         """An earlier block for this file failed (a caller placing a reply's blocks
         again, without its failures)."""

@@ -179,12 +179,15 @@ def test_replacements_of_several_edits_never_overlap_and_give_what_text_replace_
     source = "\n".join(lines) + ("\n" if final_newline and lines else "")
     original = Text.from_string(source)
     edits: list[LineEdit] = []
-    taken = 0  # edits as the store makes them: in order, none overlapping the one before
+    # Edits as the store makes them: in order, none overlapping the one before; one may
+    # start where the one before ends (two insertions at one point, an insertion and a
+    # replacement of the line below it).
+    taken = 0
     for start, length, new in sorted(wanted):
         start = min(max(start, taken), original.line_count)
         end = min(start + length, original.line_count)
         edits.append(LineEdit(start, end, tuple(new)))
-        taken = max(end, start + 1)
+        taken = end
     expected = original.replace(edits, final_newline=final).render()
     got = replacement(original.raw_lines, "\n", edits, final_newline=final)
     ordered = sorted(got, key=lambda r: (r.start.line, r.start.column))

@@ -27,7 +27,7 @@ from lsp_edit.server.edits import CannotEdit
 from lsp_edit.server.messages import AnsweringProtocol, strict_converter
 from lsp_edit.server.params import Arguments, bad
 from lsp_edit.server.settings import MODES, read_settings
-from lsp_edit.server.store import NotAccepted, PendingChange
+from lsp_edit.server.store import AlreadyPending, NotAccepted, PendingChange
 from lsp_edit.symbols import index_symbols, language_for
 from lsp_edit.text import Text
 
@@ -442,11 +442,15 @@ def _register_commands(server: LanguageServer, editor: Editor) -> None:
         if change_id is not None and store.get(change_id) is None:
             raise bad(f"lspEdit.restore: no change with id {change_id!r}.")
         try:
-            change = store.restore(change_id)
+            restored = store.restore(change_id)
         except KeyError:
             raise bad("lspEdit.restore: no change has been rejected.") from None
         except NotAccepted as error:
             raise bad(f"lspEdit.restore: {error}") from None
+        if isinstance(restored, AlreadyPending):
+            change = restored.change
+            return {"id": change.id, "status": change.status.value, "message": restored.message}
+        change = restored
         editor.publish([change.path])
         out: dict[str, Any] = {"id": change.id, "status": change.status.value}
         if change.message and not change.pending:

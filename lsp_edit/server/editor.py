@@ -9,6 +9,7 @@ Nothing here blocks the event loop: the only waits are on the client
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import os
 import time
@@ -60,11 +61,13 @@ def proposed_uri(file_uri: str) -> str:
 
 @record
 class OpenDocument:
-    """A document the editor has open: the URI it uses, its version, its lines."""
+    """A document the editor has open: the URI it uses, its version, its lines, and
+    which opening of a document it is (opened again, it starts at version 1 again)."""
 
     uri: str
     version: int
     buffer: TrackedBuffer
+    opening: int = 0
 
 
 @record
@@ -126,6 +129,7 @@ class Editor:
         self.roots: list[Path] = []
         self.files = EditorFiles([], self.open_text)
         self.opened: dict[Path, OpenDocument] = {}
+        self._openings = itertools.count(1)
         self.edits = WorkspaceEdits(EditSupport(False, False, False, False), PositionEncoding.UTF16)
         self.encoding = PositionEncoding.UTF16
         self.client = ClientSupport()
@@ -221,7 +225,9 @@ class Editor:
     def opened_file(self, item: types.TextDocumentItem, path: Path) -> None:
         """A source file the editor opened: its text is what changes follow now."""
         text = Text.from_string(item.text)
-        self.opened[path] = OpenDocument(item.uri, item.version, TrackedBuffer.of(text))
+        self.opened[path] = OpenDocument(
+            item.uri, item.version, TrackedBuffer.of(text), next(self._openings)
+        )
         self.last_source = path
         if self.store.replaced(path, text) or self.store.in_file(path):
             self.publish([path])
@@ -300,7 +306,7 @@ class Editor:
         """What says whether a file changed since a reply read it."""
         document = self.opened.get(path)
         if document is not None:
-            return ("open", document.version)
+            return ("open", document.opening, document.version)
         try:
             status = path.stat()
         except OSError:
@@ -460,7 +466,9 @@ class Editor:
 
     def opened_reply(self, item: types.TextDocumentItem, path: Path) -> None:
         reply = self.reply_document(path)
-        self.opened[path] = OpenDocument(item.uri, item.version, reply.text.buffer)
+        self.opened[path] = OpenDocument(
+            item.uri, item.version, reply.text.buffer, next(self._openings)
+        )
         if path in self.transcripts:
             self.transcripts[path].opened(item.text)
         self.read_reply(path, reply, lambda: reply.text.replace_all(item.text))

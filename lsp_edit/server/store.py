@@ -283,6 +283,18 @@ class Proposal:
     landings: tuple[Landing, ...]
 
 
+@value
+class AlreadyPending:
+    """A rejected change not restored: the same change is pending review already."""
+
+    change: PendingChange
+    twin: PendingChange
+
+    @property
+    def message(self) -> str:
+        return f"The same change is already pending review (change {self.twin.id})."
+
+
 class NotAccepted(Exception):
     """A change that cannot be accepted now, with the reason for the user."""
 
@@ -363,22 +375,30 @@ class Store:
         this one for the replies to come when there is none."""
         if change.block is None:
             return None
-        key = (change.path, _block_text(change.block))
-        known = self._by_block.setdefault(key, [])
-        mine = set(same_reply)
-        for other_id in known:
+        found = self._twin(change, {*same_reply, change.id})
+        if found is None:
+            key = (change.path, _block_text(change.block))
+            known = self._by_block.setdefault(key, [])
+            known[:] = [i for i in known if i in self.changes] + [change.id]
+        return found
+
+    def _twin(self, change: PendingChange, besides: set[str]) -> PendingChange | None:
+        """A pending change, none of `besides`, that is this one (see `_pending_twin`)."""
+        if change.block is None:
+            return None
+        text = _block_text(change.block)
+        for other_id in self._by_block.get((change.path, text), ()):
             other = self.changes.get(other_id)
             if (
                 other is not None
                 and other.pending
-                and other.id not in mine
+                and other.id not in besides
                 and other.path == change.path
                 and other.hunks == change.hunks
                 and other.block is not None
-                and _block_text(other.block) == key[1]
+                and _block_text(other.block) == text
             ):
                 return other
-        known[:] = [i for i in known if i in self.changes] + [change.id]
         return None
 
     def _remove(self, change: PendingChange) -> None:
@@ -644,8 +664,9 @@ class Store:
                     affected.append(other)
         return affected
 
-    def restore(self, change_id: str | None) -> PendingChange:
-        """Brings a rejected change back (the last one rejected when no id)."""
+    def restore(self, change_id: str | None) -> PendingChange | AlreadyPending:
+        """Brings a rejected change back (the last one rejected when no id), unless
+        the same change is pending again already (its reply was proposed again)."""
         if change_id is None:
             if not self._rejected:
                 raise KeyError("no rejected change")
@@ -660,6 +681,9 @@ class Store:
                 f"Change {change.id} was a block that did not apply ({change.message}); a "
                 "dismissed failure cannot be restored. Ask the LLM for a new edit."
             )
+        twin = self._twin(change, {change.id})
+        if twin is not None:
+            return AlreadyPending(change, twin)
         self._rejected = [r for r in self._rejected if r != change.id]
         was_stale = change.rejected_from is Status.STALE
         change.status = Status.STALE if was_stale else Status.PENDING
@@ -1151,6 +1175,7 @@ class Reply:
                 pending = self._new_change(change, item)
                 self.change_ids.append(pending.id)
                 added.append(pending)
+            self._mark_files_read()
         return added
 
     def edit(self, change_id: str, item: EditBlock | ParseProblem) -> PendingChange | None:
@@ -1201,6 +1226,15 @@ class Reply:
 
     # --- placing ----------------------------------------------------------------------------
 
+    def _mark_files_read(self) -> None:
+        """Remembers how each file the planner read was when it read it, placed there
+        or not (a block already applied, a failure): the next blocks are placed on
+        that text, so it must still be the file's."""
+        for ref in self._planner.files_read():
+            path = self._real(ref.absolute)
+            if path not in self._marks:
+                self._marks[path] = self._mark(path)
+
     def _moved_on(self) -> bool:
         """Whether a file this reply read changed since, or one of its changes was
         decided: what the planner holds then no longer matches the buffers."""
@@ -1230,6 +1264,7 @@ class Reply:
             self._ids.queued.append(change_id)
             made = self._planner.add([change.block])
             self._ids.queued.clear()
+            self._mark_files_read()
             if not made:
                 continue
             if made[0].status is Status.APPLIED:
@@ -1283,8 +1318,6 @@ class Reply:
         pending.message = pending.code = None
         pending.final_newline = None
         pending.lines = ()
-        if path not in self._marks:
-            self._marks[path] = self._mark(path)
         pending.kind, pending.move_to = self._kind_of(pending.block, outcome.moved_to)
         base = outcome.before
         lines = base.lines if base is not None else []

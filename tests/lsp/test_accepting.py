@@ -221,6 +221,25 @@ async def test_the_same_reply_twice_is_pending_once(editor: Editor) -> None:
     assert editor.text(PATH).count("self.discount = 0") == 1
 
 
+async def test_restoring_a_change_proposed_again_since_it_was_rejected_keeps_it_pending_once(
+    editor: Editor,
+) -> None:
+    editor.open(PATH, CART)
+    (first,) = (await propose(editor, TOTAL))["changes"]
+    await editor.command("lspEdit.reject", {"id": first["id"]})
+    (again,) = (await propose(editor, TOTAL))["changes"]
+    assert again["status"] == "pending"
+    restored = await editor.command("lspEdit.restore", {"id": first["id"]})
+    assert restored["status"] == "rejected"
+    assert restored["message"] == (
+        f"The same change is already pending review (change {again['id']})."
+    )
+    assert await statuses(editor) == ["rejected", "pending"]
+    assert len(await lsp_edit_diagnostics(editor, PATH)) == 1
+    await editor.command("lspEdit.acceptAll", {"uri": editor.uri(PATH)})
+    assert editor.text(PATH).count("item.price * item.quantity") == 1
+
+
 async def test_a_later_block_after_a_failed_one_is_pending_with_a_warning(
     editor: Editor,
 ) -> None:

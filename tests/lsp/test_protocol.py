@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.lsp.wire import SERVE, Error, Message, Wire, frame
+from tests.lsp.wire import SERVE, UNANSWERED, Error, Message, Wire, frame
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -333,6 +333,35 @@ def test_an_error_answer_to_apply_edit_leaves_the_change_pending(tmp_path: Path)
         result = wire.command("lspEdit.accept", {"id": change["id"]})["result"]
         assert result["status"] == "pending"
         assert _still_answers(wire) == []
+    finally:
+        wire.close()
+
+
+def test_shutdown_while_an_accept_waits_for_the_editor_is_answered_null(tmp_path: Path) -> None:
+    # The editor quits before it answers the accept's `workspace/applyEdit`.
+    (tmp_path / "a.py").write_text("A = 1\n")
+
+    def answer(method: str, params: Any) -> Any:
+        return UNANSWERED if method == "workspace/applyEdit" else None
+
+    wire = _started(tmp_path, answer=answer)
+    try:
+        reply = "a.py\n<<<<<<< SEARCH\nA = 1\n=======\nA = 2\n>>>>>>> REPLACE\n"
+        (change,) = wire.command("lspEdit.propose", {"response": reply})["result"]["changes"]
+        accept = {"command": "lspEdit.accept", "arguments": [{"id": change["id"]}]}
+        wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "accept",
+                "method": "workspace/executeCommand",
+                "params": accept,
+            }
+        )
+        deadline = time.monotonic() + 10
+        while not any(r["method"] == "workspace/applyEdit" for r in wire.server_requests):
+            assert time.monotonic() < deadline, "no workspace/applyEdit"
+            wire.pump(1)
+        assert wire.request("shutdown") == {"jsonrpc": "2.0", "id": 3, "result": None}
     finally:
         wire.close()
 

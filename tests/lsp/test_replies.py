@@ -210,3 +210,43 @@ async def test_a_code_action_in_a_reply_document_carries_no_range_of_another_fil
     actions = await editor.code_actions("answer.llm.md", 2)
     assert [a.title.split(":")[0] for a in actions][:2] == ["Accept change", "Reject change"]
     assert all(not a.diagnostics for a in actions)
+
+
+async def test_a_block_added_to_a_reply_is_placed_in_the_file_as_the_user_left_it(
+    editor: Editor,
+) -> None:
+    # The reply read a.py for a block that changes nothing; then the user deleted its
+    # first line. The next block's change is on the lines as they are now.
+    editor.open("a.py", "x = 0\nv = 1\ny = 2\nz = 3")
+    editor.open("answer.llm.md", search_replace("a.py", "v = 1\n", "v = 1\n"))
+    await editor.settle()
+    start, end = types.Position(line=0, character=0), types.Position(line=1, character=0)
+    editor.replace("a.py", types.Range(start=start, end=end), "")
+    editor.append("answer.llm.md", search_replace("a.py", "y = 2\n", ""))
+    (change,) = [c for c in await listed(editor) if c["status"] == "pending"]
+    (hunk,) = change["hunks"]
+    assert (hunk["range"]["start"]["line"], hunk["range"]["end"]["line"]) == (1, 2)
+    (diagnostic,) = editor.diagnostics("a.py")
+    assert diagnostic.range.start.line == 1
+    await editor.command("lspEdit.accept", {"id": change["id"]})
+    assert editor.text("a.py") == "v = 1\nz = 3"
+
+
+async def test_a_block_added_to_a_reply_is_placed_in_a_file_saved_closed_and_opened_again(
+    editor: Editor,
+) -> None:
+    # Opened again, the file has version 1 again, but not the text the reply read.
+    editor.open("a.py", "x = 0\nv = 1\ny = 2\nz = 3")
+    editor.open("answer.llm.md", search_replace("a.py", "y = 2\n", "y = 2\n"))
+    await editor.settle()
+    start, end = types.Position(line=0, character=0), types.Position(line=1, character=0)
+    editor.replace("a.py", types.Range(start=start, end=end), "")
+    editor.save("a.py")
+    editor.close("a.py")
+    editor.open("a.py")
+    editor.append("answer.llm.md", search_replace("a.py", "y = 2\n", ""))
+    (change,) = [c for c in await listed(editor) if c["status"] == "pending"]
+    (hunk,) = change["hunks"]
+    assert (hunk["range"]["start"]["line"], hunk["range"]["end"]["line"]) == (1, 2)
+    await editor.command("lspEdit.accept", {"id": change["id"]})
+    assert editor.text("a.py") == "v = 1\nz = 3"

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 Message = dict[str, Any]
-# Answers a request of the server's (`workspace/applyEdit`...): its result, or an
-# `Error` to answer with an error.
+# Answers a request of the server's (`workspace/applyEdit`...): its result, an
+# `Error` to answer with an error, or `UNANSWERED` to leave it unanswered.
 Answerer = Callable[[str, Any], Any]
+UNANSWERED = object()
 
 SERVE = (sys.executable, "-m", "lsp_edit", "serve")
 
@@ -166,6 +167,8 @@ class Wire:
     def _answer_server(self, message: Message) -> None:
         reply: Message = {"jsonrpc": "2.0", "id": message["id"]}
         result = self.answer(message["method"], message.get("params"))
+        if result is UNANSWERED:
+            return
         if isinstance(result, Error):
             reply["error"] = {"code": result.code, "message": result.message}
         else:
