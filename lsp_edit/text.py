@@ -181,6 +181,14 @@ class Text:
             raw[-1] = lines[-1]
         return tuple(raw)
 
+    def lines_joined(self) -> str:
+        """The lines joined with `\\n`, without a BOM or a last ending (what a parser
+        reads), made without joining them again when they already are."""
+        if self._ends_alike and self.eol == LF:
+            joined = self._joined
+            return joined[:-1] if self.final_newline else joined
+        return LF.join(self.lines)
+
     def raw_slice(self, start: int, end: int) -> list[str]:
         """The lines from `start` to `end` (0-based, end excluded), each with its
         ending, made without the others'."""

@@ -234,3 +234,14 @@ def test_a_line_ends_only_at_a_line_feed_a_carriage_return_or_both(source):
     for line, after in itertools.pairwise(lines):
         assert line.endswith(("\n", "\r"))
         assert not (line.endswith("\r") and after.startswith("\n"))  # CRLF is one ending
+
+
+@given(st.text(alphabet="ab\r\n\ufeff", max_size=20), st.integers(0, 4), st.integers(0, 4))
+def test_a_slice_of_lines_and_the_lines_joined_are_those_of_the_whole_text(
+    content: str, start: int, end: int
+) -> None:
+    text = Text.from_string(content)
+    edited = text.replace([LineEdit(0, min(1, text.line_count), ("x",))])
+    for each in (text, edited):
+        assert each.raw_slice(start, end) == list(each.raw_lines[start:end])
+        assert each.lines_joined() == "\n".join(each.lines)

@@ -419,7 +419,7 @@ _body_start = operator.attrgetter("body_start_line")
 def _source(text: Text) -> bytes:
     """What the parser reads: the lines joined with `\\n`, as `index.source_bytes`
     gives."""
-    return "\n".join(text.lines).encode("utf-8")
+    return text.lines_joined().encode("utf-8")
 
 
 def _whole(
