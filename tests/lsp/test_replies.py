@@ -212,6 +212,11 @@ async def test_a_code_action_in_a_reply_document_carries_no_range_of_another_fil
     assert all(not a.diagnostics for a in actions)
 
 
+def delete_first_line(editor: Editor, name: str) -> None:
+    start, end = types.Position(line=0, character=0), types.Position(line=1, character=0)
+    editor.replace(name, types.Range(start=start, end=end), "")
+
+
 async def test_a_block_added_to_a_reply_is_placed_in_the_file_as_the_user_left_it(
     editor: Editor,
 ) -> None:
@@ -220,8 +225,7 @@ async def test_a_block_added_to_a_reply_is_placed_in_the_file_as_the_user_left_i
     editor.open("a.py", "x = 0\nv = 1\ny = 2\nz = 3")
     editor.open("answer.llm.md", search_replace("a.py", "v = 1\n", "v = 1\n"))
     await editor.settle()
-    start, end = types.Position(line=0, character=0), types.Position(line=1, character=0)
-    editor.replace("a.py", types.Range(start=start, end=end), "")
+    delete_first_line(editor, "a.py")
     editor.append("answer.llm.md", search_replace("a.py", "y = 2\n", ""))
     (change,) = [c for c in await listed(editor) if c["status"] == "pending"]
     (hunk,) = change["hunks"]
@@ -239,8 +243,7 @@ async def test_a_block_added_to_a_reply_is_placed_in_a_file_saved_closed_and_ope
     editor.open("a.py", "x = 0\nv = 1\ny = 2\nz = 3")
     editor.open("answer.llm.md", search_replace("a.py", "y = 2\n", "y = 2\n"))
     await editor.settle()
-    start, end = types.Position(line=0, character=0), types.Position(line=1, character=0)
-    editor.replace("a.py", types.Range(start=start, end=end), "")
+    delete_first_line(editor, "a.py")
     editor.save("a.py")
     editor.close("a.py")
     editor.open("a.py")
