@@ -360,14 +360,9 @@ def _read_publication(name: str) -> Publication | Refusal | None:
 
 
 def _running(publication: Publication) -> bool:
-    """Whether the server a file names still runs: its process, and its socket."""
-    try:
-        os.kill(publication.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # a process of another user now holds the pid: the socket decides
-    return os.path.exists(publication.socket)
+    """Whether the server a file names still runs: its process, and its socket (which
+    decides when a process of another user now holds the pid)."""
+    return _alive(publication.pid) and os.path.exists(publication.socket)
 
 
 def _sweep(where: str) -> None:
@@ -394,6 +389,7 @@ def _pid_in(name: str) -> int | None:
 
 
 def _alive(pid: int) -> bool:
+    """Whether a process holds `pid` (of this user or another)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
