@@ -64,9 +64,9 @@ class Agents:
         self.editor = editor
         self.door: bridge.Door | None = None
         self._showing: set[asyncio.Future[None]] = set()  # kept until shown
-        # Each agent's changes not announced yet, and when its burst of calls began.
-        self._unannounced: dict[str, list[PendingChange]] = {}
-        self._bursts: dict[str, tuple[float, asyncio.TimerHandle]] = {}
+        # Each agent's burst of calls under way: when it began, the announcement due
+        # when it pauses, and the changes it proposed so far.
+        self._bursts: dict[str, tuple[float, asyncio.TimerHandle, list[PendingChange]]] = {}
         # Kept between proposals: an agent edits the same files call after call, and
         # each new text of a file is then reparsed around the edit, not whole.
         self.symbols = SymbolIndex()
@@ -143,18 +143,19 @@ class Agents:
         every few seconds while it does not), of every change it proposed meanwhile,
         rather than at each call, and the view jumps once."""
         who = agent if isinstance(agent, str) and agent else "An agent"
-        self._unannounced.setdefault(who, []).extend(pending)
         loop = asyncio.get_running_loop()
-        began, timer = self._bursts.pop(who, (loop.time(), None))
-        if timer is not None:
-            timer.cancel()
+        began, changes = loop.time(), list(pending)
+        if who in self._bursts:
+            began, due, so_far = self._bursts[who]
+            due.cancel()
+            changes = so_far + changes
         pause = min(_BURST_PAUSE, max(0.0, began + _BURST_LONGEST - loop.time()))
-        self._bursts[who] = (began, loop.call_later(pause, self._announce, who))
+        self._bursts[who] = (began, loop.call_later(pause, self._announce, who), changes)
 
     def _announce(self, who: str) -> None:
         """Tells the user an agent proposed changes, and shows the first."""
-        self._bursts.pop(who, None)
-        pending = [c for c in self._unannounced.pop(who, []) if c.pending]
+        _, _, changes = self._bursts.pop(who)
+        pending = [c for c in changes if c.pending]
         if not pending:
             return  # (decided already)
         count = f"{len(pending)} change{'s' if len(pending) != 1 else ''}"
